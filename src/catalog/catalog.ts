@@ -1,0 +1,31 @@
+// The catalog: one SQLite database holding projects, keys, indexes and durable jobs.
+import type { Db } from './database.js';
+import { openCatalogDb } from './database.js';
+import { Indexes } from './indexes.js';
+import { Jobs } from './jobs.js';
+import { Projects } from './projects.js';
+
+export class Catalog {
+  readonly projects: Projects;
+  readonly indexes: Indexes;
+  readonly jobs: Jobs;
+
+  private constructor(private readonly db: Db) {
+    this.projects = new Projects(db);
+    this.indexes = new Indexes(db);
+    this.jobs = new Jobs(db);
+  }
+
+  static open(dataDir: string): Catalog {
+    return new Catalog(openCatalogDb(dataDir));
+  }
+
+  /** Runs fn in one IMMEDIATE transaction: the catalog's unit of atomic change. */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

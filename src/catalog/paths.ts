@@ -1,0 +1,8 @@
+// Layout of the data directory (DESIGN.md "Storage"); the one place that knows it.
+import { join } from 'node:path';
+
+export const catalogFile = (dataDir: string): string => join(dataDir, 'catalog.db');
+export const lockFile = (dataDir: string): string => join(dataDir, 'conifer.lock');
+export const initialKeyFile = (dataDir: string): string => join(dataDir, 'initial-api-key');
+export const indexesDir = (dataDir: string): string => join(dataDir, 'indexes');
+export const indexDir = (dataDir: string, indexId: string): string => join(dataDir, 'indexes', indexId);

@@ -1,0 +1,82 @@
+// `conifer start`: takes the data-directory lock, opens the catalog, makes sure the
+// default project has a key, serves HTTP, then recovers (runs unfinished jobs) while
+// already listening (/ready says when that is done). SIGTERM/SIGINT stop it cleanly.
+import { writeFileSync } from 'node:fs';
+import { Catalog } from '../catalog/catalog.js';
+import { DataDirLock } from '../catalog/data-dir-lock.js';
+import { initialKeyFile } from '../catalog/paths.js';
+import { newApiKeySecret } from '../catalog/ids.js';
+import type { Config } from '../config.js';
+import { IndexService } from '../control/index-service.js';
+import { JobRunner } from '../control/job-runner.js';
+import { IndexFiles } from '../data/index-files.js';
+import { buildApp } from '../server/app.js';
+
+export const DEFAULT_PROJECT = 'default';
+
+export async function start(config: Config): Promise<void> {
+  const lock = DataDirLock.acquire(config.dataDir);
+  const catalog = Catalog.open(config.dataDir);
+  const generatedKey = ensureDefaultProject(catalog, config);
+
+  const files = new IndexFiles(config.dataDir);
+  let ready = false;
+  // The runner needs the logger and the app needs the runner: build the app first with
+  // a late-bound runner reference.
+  let runner: JobRunner | undefined;
+  const indexes = new IndexService(config, catalog, files, { nudge: () => runner?.nudge() });
+  const app = buildApp({ config, catalog, indexes, isReady: () => ready }, { level: config.logLevel });
+  runner = new JobRunner(catalog, files, app.log);
+
+  const address = await app.listen({ host: config.host, port: config.port });
+  process.stdout.write(`Conifer listening on ${address} (data directory ${config.dataDir})\n`);
+  if (generatedKey) {
+    process.stdout.write(
+      `Generated the API key of project "${DEFAULT_PROJECT}" (shown once; also written to ` +
+        `${initialKeyFile(config.dataDir)}):\n  ${generatedKey}\n`,
+    );
+  }
+  warnIfUnreachableByPython(config, address, app.log);
+
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    await app.close(); // stops accepting; in-flight requests finish
+    await runner?.stop(); // background work stops at a safe point
+    catalog.close();
+    lock.release();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+
+  await runner.start();
+  ready = true;
+}
+
+/** On first start: the default project and its key. Returns a key that was generated. */
+function ensureDefaultProject(catalog: Catalog, config: Config): string | undefined {
+  if (catalog.projects.get(DEFAULT_PROJECT)) return undefined;
+  return catalog.transaction(() => {
+    const project = catalog.projects.create(DEFAULT_PROJECT);
+    const secret = config.apiKey ?? newApiKeySecret();
+    catalog.projects.createKey(project.id, 'initial', secret);
+    if (config.apiKey !== undefined) return undefined;
+    writeFileSync(initialKeyFile(config.dataDir), `${secret}\n`, { mode: 0o600 });
+    return secret;
+  });
+}
+
+/** The Python client refuses hosts without a '.' unless they say localhost (decision 2). */
+function warnIfUnreachableByPython(config: Config, address: string, log: { warn(msg: string): void }): void {
+  const advertised = config.publicUrl ?? address;
+  const host = new URL(advertised).hostname;
+  if (!host.includes('.') && host !== 'localhost' && !host.startsWith('[')) {
+    log.warn(
+      `advertised host ${host} has no "." and is not localhost: the Python client will refuse index hosts ` +
+        'built on it; set CONIFER_PUBLIC_URL to an address with a dot or localhost',
+    );
+  }
+}

@@ -1,0 +1,150 @@
+// Value rules of index create and configure (DESIGN.md decision 4: a body that
+// deserializes but breaks one of these is 400, naming the field and what is allowed).
+// The HTTP schemas have already checked JSON types and required fields (422).
+import type { Config } from '../config.js';
+import type {
+  DeletionProtection,
+  Metric,
+  MetadataSchema,
+  ReadCapacity,
+  VectorType,
+} from '../catalog/indexes.js';
+import { invalid, notFound, show } from '../errors.js';
+import {
+  DIMENSION_MAX,
+  DIMENSION_MIN,
+  NAME_MAX_LENGTH,
+  NAME_PATTERN,
+  POD_FAMILIES,
+  POD_SIZES,
+  TAG_KEY_MAX_LENGTH,
+  TAG_KEY_PATTERN,
+  TAG_VALUE_MAX_LENGTH,
+  TAG_VALUE_PATTERN,
+} from '../limits.js';
+
+export const METRICS: readonly Metric[] = ['cosine', 'euclidean', 'dotproduct'];
+export const VECTOR_TYPES: readonly VectorType[] = ['dense', 'sparse'];
+export const DELETION_PROTECTION: readonly DeletionProtection[] = ['enabled', 'disabled'];
+export const POD_TYPES: readonly string[] = POD_FAMILIES.flatMap((f) => POD_SIZES.map((s) => `${f}.${s}`));
+const NODE_TYPES = ['b1', 't1'];
+const SCALING_MODES = ['Manual'];
+
+function oneOf<T extends string>(field: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw invalid(`${field} must be one of ${allowed.map((a) => `"${a}"`).join(', ')}, got ${show(value)}`);
+  }
+  return value as T;
+}
+
+export const checkMetric = (value: string): Metric => oneOf('metric', value, METRICS);
+export const checkVectorType = (value: string): VectorType => oneOf('vector_type', value, VECTOR_TYPES);
+export const checkDeletionProtection = (field: string, value: string): DeletionProtection =>
+  oneOf(field, value, DELETION_PROTECTION);
+export const checkPodType = (field: string, value: string): string => oneOf(field, value, POD_TYPES);
+
+export function checkName(field: string, name: string): string {
+  if (name.length < 1 || name.length > NAME_MAX_LENGTH || !NAME_PATTERN.test(name)) {
+    throw invalid(
+      `${field} must be 1-${NAME_MAX_LENGTH} characters of lower-case letters, digits and '-', ` +
+        `starting and ending with a letter or digit, got ${show(name)}`,
+    );
+  }
+  return name;
+}
+
+export function checkDimension(vectorType: VectorType, metric: Metric, dimension: number | undefined): number | null {
+  if (vectorType === 'sparse') {
+    if (dimension !== undefined) throw invalid('dimension must be omitted for sparse indexes (vector_type "sparse")');
+    if (metric !== 'dotproduct') {
+      throw invalid(`metric must be "dotproduct" for sparse indexes (vector_type "sparse"), got ${show(metric)}`);
+    }
+    return null;
+  }
+  if (dimension === undefined) throw invalid('dimension is required for dense indexes (an integer 1-20000)');
+  if (dimension < DIMENSION_MIN || dimension > DIMENSION_MAX) {
+    throw invalid(`dimension must be between ${DIMENSION_MIN} and ${DIMENSION_MAX}, got ${dimension}`);
+  }
+  return dimension;
+}
+
+export function checkPositive(field: string, value: number, min = 1): number {
+  if (value < min) throw invalid(`${field} must be an integer >= ${min}, got ${value}`);
+  return value;
+}
+
+/** Tags on create, or a tags patch on configure (where "" means "remove this key"). */
+export function checkTags(tags: Record<string, string>, patch: boolean): void {
+  for (const [key, value] of Object.entries(tags)) {
+    if (key.length < 1 || key.length > TAG_KEY_MAX_LENGTH || !TAG_KEY_PATTERN.test(key)) {
+      throw invalid(
+        `tags key ${show(key)} must be 1-${TAG_KEY_MAX_LENGTH} characters of letters, digits, '_' and '-'`,
+      );
+    }
+    if (value.length > TAG_VALUE_MAX_LENGTH || !TAG_VALUE_PATTERN.test(value) || (!patch && value === '')) {
+      throw invalid(
+        `tags.${key} must be ${patch ? '0' : '1'}-${TAG_VALUE_MAX_LENGTH} characters of letters, digits, ` +
+          `spaces and ";@_-.+"${patch ? ' ("" removes the tag)' : ''}, got ${show(value)}`,
+      );
+    }
+  }
+}
+
+export function checkReadCapacity(field: string, rc: ReadCapacity): ReadCapacity {
+  const mode = oneOf(`${field}.mode`, rc.mode, ['OnDemand', 'Dedicated'] as const);
+  if (mode === 'OnDemand') {
+    if (rc.dedicated !== undefined) throw invalid(`${field}.dedicated is only allowed with mode "Dedicated"`);
+    return { mode };
+  }
+  const d = rc.dedicated;
+  if (d === undefined) throw invalid(`${field}.dedicated is required with mode "Dedicated"`);
+  oneOf(`${field}.dedicated.node_type`, d.node_type, NODE_TYPES);
+  oneOf(`${field}.dedicated.scaling`, d.scaling, SCALING_MODES);
+  checkPositive(`${field}.dedicated.manual.replicas`, d.manual.replicas, 0);
+  checkPositive(`${field}.dedicated.manual.shards`, d.manual.shards, 1);
+  return {
+    mode,
+    dedicated: {
+      node_type: d.node_type,
+      scaling: d.scaling,
+      manual: { replicas: d.manual.replicas, shards: d.manual.shards },
+    },
+  };
+}
+
+export function checkMetadataSchema(field: string, schema: MetadataSchema): MetadataSchema {
+  for (const name of Object.keys(schema.fields)) {
+    if (name.length === 0 || name.startsWith('$')) {
+      throw invalid(`${field}.fields has an invalid field name ${show(name)}: names are non-empty and do not start with '$'`);
+    }
+  }
+  return schema;
+}
+
+export function checkCloudRegion(config: Config, cloud: string, region: string): void {
+  if (!config.serverlessRegions.some((r) => r.cloud === cloud && r.region === region)) {
+    const known = config.serverlessRegions.map((r) => `${r.cloud} ${r.region}`).join(', ');
+    throw notFound(`Resource cloud: ${cloud} region: ${region} not found. Available: ${known}`);
+  }
+}
+
+export function checkEnvironment(config: Config, environment: string): void {
+  if (!config.podEnvironments.includes(environment)) {
+    throw invalid(
+      `spec.pod.environment must be one of ${config.podEnvironments.join(', ')}, got ${show(environment)}`,
+    );
+  }
+}
+
+/** Pod sizes only grow, within the same family (p1.x1 → p1.x2, never p1.x2 → p1.x1 or s1). */
+export function checkPodResize(current: string, next: string): void {
+  const [curFamily, curSize] = current.split('.');
+  const [nextFamily, nextSize] = next.split('.');
+  if (curFamily !== nextFamily) {
+    throw invalid(`spec.pod.pod_type cannot change the pod family: the index is ${current}, got ${next}`);
+  }
+  const order = POD_SIZES as readonly string[];
+  if (order.indexOf(nextSize) < order.indexOf(curSize)) {
+    throw invalid(`spec.pod.pod_type cannot reduce the pod size: the index is ${current}, got ${next}`);
+  }
+}

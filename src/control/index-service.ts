@@ -1,0 +1,237 @@
+// Index lifecycle: create, list, describe, configure, delete (DESIGN.md decision 10).
+// Every change is one catalog transaction; work that continues after the answer (a
+// scaling change settling, files of a deleted index being removed) is a durable job.
+import type { Catalog } from '../catalog/catalog.js';
+import { randomAlnum, newId, nowIso } from '../catalog/ids.js';
+import type { IndexRow, IndexSpec, IndexState, PodSpec, ServerlessSpec } from '../catalog/indexes.js';
+import { isPodSpec } from '../catalog/indexes.js';
+import type { Project } from '../catalog/projects.js';
+import type { Config } from '../config.js';
+import { conflict, invalid, notFound, paymentRequired, forbidden } from '../errors.js';
+import type { ConfigureIndexBody, CreateIndexBody } from './index-bodies.js';
+import {
+  checkCloudRegion,
+  checkDeletionProtection,
+  checkDimension,
+  checkEnvironment,
+  checkMetadataSchema,
+  checkMetric,
+  checkName,
+  checkPodResize,
+  checkPodType,
+  checkPositive,
+  checkReadCapacity,
+  checkTags,
+  checkVectorType,
+} from './index-rules.js';
+import { checkPodQuota, checkServerlessQuota, podsUsed } from './quotas.js';
+
+/** What the index service needs of index storage (implemented by the data plane). */
+export interface IndexStorage {
+  /** Creates the empty storage of a new index. */
+  create(indexId: string): void;
+}
+
+export interface JobScheduler {
+  /** Wakes the job runner: a job was queued in the transaction that just committed. */
+  nudge(): void;
+}
+
+export class IndexService {
+  constructor(
+    private readonly config: Config,
+    private readonly catalog: Catalog,
+    private readonly storage: IndexStorage,
+    private readonly jobs: JobScheduler,
+  ) {}
+
+  list(project: Project): IndexRow[] {
+    return this.catalog.indexes.list(project.id);
+  }
+
+  describe(project: Project, name: string): IndexRow {
+    const index = this.catalog.indexes.get(project.id, name);
+    if (!index) throw notFound(`Index ${name} not found.`);
+    return index;
+  }
+
+  create(project: Project, body: CreateIndexBody): IndexRow {
+    requireActive(project);
+    const name = checkName('name', body.name);
+    const vectorType = checkVectorType(body.vector_type ?? 'dense');
+    const metric = checkMetric(body.metric);
+    const dimension = checkDimension(vectorType, metric, body.dimension);
+    const deletionProtection = checkDeletionProtection('deletion_protection', body.deletion_protection ?? 'disabled');
+    const tags = body.tags ?? {};
+    checkTags(tags, false);
+    const spec = this.checkSpec(body.spec);
+
+    const index: IndexRow = {
+      id: newId(),
+      projectId: project.id,
+      name,
+      hostId: `${name}-${randomAlnum(7)}`,
+      dimension,
+      metric,
+      vectorType,
+      deletionProtection,
+      tags,
+      spec,
+      state: 'Ready',
+      createdAt: nowIso(),
+    };
+    this.catalog.transaction(() => {
+      if (this.catalog.indexes.get(project.id, name)) throw conflict(`Resource already exists: index ${name}.`);
+      const existing = this.catalog.indexes.list(project.id);
+      if (isPodSpec(spec)) checkPodQuota(this.config, existing, null, podsUsed(spec.pod));
+      else checkServerlessQuota(this.config, existing);
+      this.catalog.indexes.insert(index);
+      // Last, so a failure here rolls the catalog row back with it.
+      this.storage.create(index.id);
+    });
+    return index;
+  }
+
+  configure(project: Project, name: string, body: ConfigureIndexBody): IndexRow {
+    requireActive(project);
+    const deletionProtection = this.checkProtectionPatch(body);
+    if (body.tags !== undefined) checkTags(body.tags, true);
+    if (body.embed !== undefined) {
+      throw invalid('embed is not supported: Conifer stores vectors and does not embed text');
+    }
+    if (body.spec?.byoc !== undefined) throw invalid('spec.byoc is not supported by Conifer');
+
+    return this.catalog.transaction(() => {
+      const current = this.describe(project, name);
+      const next: IndexRow = structuredClone(current);
+      let transition: IndexState | undefined;
+      if (body.spec?.pod !== undefined) {
+        if (!isPodSpec(next.spec)) throw invalid('spec.pod cannot be configured on a serverless index');
+        transition = this.applyPodPatch(project, next as IndexRow & { spec: PodSpec }, body.spec.pod);
+      }
+      if (body.spec?.serverless !== undefined) {
+        if (isPodSpec(next.spec)) throw invalid('spec.serverless cannot be configured on a pod index');
+        const rc = body.spec.serverless.read_capacity;
+        if (rc !== undefined) next.spec.serverless.read_capacity = checkReadCapacity('spec.serverless.read_capacity', rc);
+      }
+      if (deletionProtection !== undefined) next.deletionProtection = deletionProtection;
+      if (body.tags !== undefined) {
+        for (const [key, value] of Object.entries(body.tags)) {
+          if (value === '') delete next.tags[key];
+          else next.tags[key] = value;
+        }
+      }
+      if (transition !== undefined) {
+        next.state = transition;
+        this.catalog.jobs.cancel(next.id, 'finish-scaling');
+        this.catalog.jobs.add('finish-scaling', next.id, {}, Date.now() + this.config.scalingDelayMs);
+      }
+      this.catalog.indexes.update(next);
+      return next;
+    });
+  }
+
+  delete(project: Project, name: string): void {
+    this.catalog.transaction(() => {
+      const index = this.describe(project, name);
+      if (index.deletionProtection === 'enabled') {
+        throw forbidden(
+          `Deletion protection is enabled for index ${name}. Disable deletion protection ` +
+            '(PATCH deletion_protection "disabled") before retrying.',
+        );
+      }
+      this.catalog.indexes.delete(index.id);
+      this.catalog.jobs.cancel(index.id, 'finish-scaling');
+      this.catalog.jobs.add('remove-index-files', index.id, {});
+    });
+    this.jobs.nudge();
+  }
+
+  private checkSpec(spec: CreateIndexBody['spec']): IndexSpec {
+    const kinds = Object.keys(spec).filter((k) => (spec as Record<string, unknown>)[k] !== undefined);
+    if (kinds.length !== 1) {
+      throw invalid(`spec must have exactly one of "serverless" or "pod", got ${kinds.length === 0 ? 'none' : kinds.join(' and ')}`);
+    }
+    if (spec.byoc !== undefined) throw invalid('spec.byoc is not supported by Conifer; use "serverless" or "pod"');
+    if (spec.serverless !== undefined) {
+      const s = spec.serverless;
+      checkCloudRegion(this.config, s.cloud, s.region);
+      const out: ServerlessSpec = {
+        serverless: {
+          cloud: s.cloud,
+          region: s.region,
+          read_capacity: checkReadCapacity('spec.serverless.read_capacity', s.read_capacity ?? { mode: 'OnDemand' }),
+        },
+      };
+      if (s.schema !== undefined) out.serverless.schema = checkMetadataSchema('spec.serverless.schema', s.schema);
+      if (s.source_collection !== undefined) throw this.unknownCollection('spec.serverless', s.source_collection);
+      return out;
+    }
+    const p = spec.pod!;
+    checkEnvironment(this.config, p.environment);
+    const out: PodSpec = {
+      pod: {
+        environment: p.environment,
+        pod_type: checkPodType('spec.pod.pod_type', p.pod_type ?? 'p1.x1'),
+        pods: checkPositive('spec.pod.pods', p.pods ?? 1),
+        replicas: checkPositive('spec.pod.replicas', p.replicas ?? 1),
+        shards: checkPositive('spec.pod.shards', p.shards ?? 1),
+      },
+    };
+    if (p.metadata_config !== undefined) out.pod.metadata_config = { indexed: [...p.metadata_config.indexed] };
+    if (p.source_collection !== undefined) throw this.unknownCollection('spec.pod', p.source_collection);
+    return out;
+  }
+
+  /** Collections arrive with their own issue; until then no name resolves. */
+  private unknownCollection(field: string, name: string): Error {
+    return notFound(`${field}.source_collection: collection ${name} not found`);
+  }
+
+  private checkProtectionPatch(body: ConfigureIndexBody): IndexRow['deletionProtection'] | undefined {
+    const a = body.deletion_protection;
+    const b = body.delete_protection;
+    if (a !== undefined && b !== undefined && a !== b) {
+      throw invalid('deletion_protection and delete_protection disagree; send one of them');
+    }
+    const value = a ?? b;
+    if (value === undefined) return undefined;
+    return checkDeletionProtection(a !== undefined ? 'deletion_protection' : 'delete_protection', value);
+  }
+
+  /** Applies a pod patch to `next` and returns the transitional state it starts, if any. */
+  private applyPodPatch(
+    project: Project,
+    next: IndexRow & { spec: PodSpec },
+    patch: { pod_type?: string; replicas?: number },
+  ): IndexState | undefined {
+    const pod = next.spec.pod;
+    let state: IndexState | undefined;
+    if (patch.replicas !== undefined) {
+      const replicas = checkPositive('spec.pod.replicas', patch.replicas);
+      if (replicas > pod.replicas) {
+        const wanted = podsUsed({ ...pod, replicas });
+        checkPodQuota(this.config, this.catalog.indexes.list(project.id), next.id, wanted);
+        state = 'ScalingUp';
+      } else if (replicas < pod.replicas) {
+        state = 'ScalingDown';
+      }
+      pod.replicas = replicas;
+    }
+    if (patch.pod_type !== undefined) {
+      const podType = checkPodType('spec.pod.pod_type', patch.pod_type);
+      checkPodResize(pod.pod_type, podType);
+      if (podType !== pod.pod_type) state = 'ScalingUpPodSize';
+      pod.pod_type = podType;
+    }
+    return state;
+  }
+}
+
+function requireActive(project: Project): void {
+  if (project.suspended) {
+    throw paymentRequired(
+      `Project ${project.name} is suspended; resume it (conifer projects resume ${project.name}) to make changes.`,
+    );
+  }
+}

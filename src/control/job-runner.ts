@@ -1,0 +1,100 @@
+// Runs the catalog's durable jobs in the background, one at a time, in id order. A job
+// is deleted only after its work is done, so a crash or restart simply runs it again;
+// every job is therefore idempotent.
+import type { Catalog } from '../catalog/catalog.js';
+import type { Job } from '../catalog/jobs.js';
+import type { JobScheduler } from './index-service.js';
+
+export interface JobHandlers {
+  /** Removes everything stored for a deleted index. */
+  removeIndexFiles(indexId: string): Promise<void>;
+}
+
+export interface JobLog {
+  error(obj: object, msg: string): void;
+}
+
+const SCALING_STATES = new Set(['ScalingUp', 'ScalingDown', 'ScalingUpPodSize']);
+const RETRY_AFTER_FAILURE_MS = 1000;
+
+export class JobRunner implements JobScheduler {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly handlers: JobHandlers,
+    private readonly log: JobLog,
+  ) {}
+
+  /** Runs every job that is due now (recovery at start), then keeps running in the background. */
+  async start(): Promise<void> {
+    await this.tick();
+  }
+
+  nudge(): void {
+    if (this.stopped) return;
+    this.schedule(0);
+  }
+
+  /** Stops at a safe point: the job under way finishes, no new one starts. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), delayMs);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.running) {
+      // A tick is under way; run again once it ends so nothing queued meanwhile waits.
+      await this.running;
+      if (!this.stopped) this.schedule(0);
+      return;
+    }
+    this.running = this.runDue();
+    try {
+      await this.running;
+    } finally {
+      this.running = undefined;
+    }
+    if (this.stopped) return;
+    const next = this.catalog.jobs.nextRunAfter();
+    if (next !== undefined) this.schedule(Math.max(0, next - Date.now()));
+  }
+
+  private async runDue(): Promise<void> {
+    for (const job of this.catalog.jobs.due()) {
+      if (this.stopped) return;
+      try {
+        await this.run(job);
+        this.catalog.jobs.done(job.id);
+      } catch (err) {
+        this.log.error({ err, job: job.id, kind: job.kind }, 'background job failed; will retry');
+        this.catalog.jobs.postpone(job.id, Date.now() + RETRY_AFTER_FAILURE_MS);
+      }
+    }
+  }
+
+  private async run(job: Job): Promise<void> {
+    switch (job.kind) {
+      case 'finish-scaling': {
+        // Nothing physical changes in one process (DESIGN.md "Pods, replicas, shards"):
+        // the change is applied once its transitional state has been shown.
+        const index = this.catalog.indexes.getById(job.target);
+        if (index && SCALING_STATES.has(index.state)) {
+          this.catalog.indexes.update({ ...index, state: 'Ready' });
+        }
+        return;
+      }
+      case 'remove-index-files':
+        await this.handlers.removeIndexFiles(job.target);
+        return;
+    }
+  }
+}

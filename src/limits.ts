@@ -1,0 +1,28 @@
+// Limits from the service interface and from Pinecone, in one place. The transport and
+// response limits are defaults that configuration can raise (src/config.ts).
+
+export const NAME_MAX_LENGTH = 45;
+/** Index, collection and backup names: lower-case alphanumerics and '-', alphanumeric at both ends. */
+export const NAME_PATTERN = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+
+export const DIMENSION_MIN = 1;
+export const DIMENSION_MAX = 20_000;
+
+export const TAG_KEY_MAX_LENGTH = 80;
+export const TAG_VALUE_MAX_LENGTH = 120;
+/** Pinecone: tag keys are alphanumerics, '_' and '-'; values also allow `; @ . +` and space. */
+export const TAG_KEY_PATTERN = /^[A-Za-z0-9_-]+$/;
+export const TAG_VALUE_PATTERN = /^[A-Za-z0-9;@_\-.+ ]*$/;
+
+export const POD_FAMILIES = ['s1', 'p1', 'p2'] as const;
+export const POD_SIZES = ['x1', 'x2', 'x4', 'x8'] as const;
+
+/** Transport (DESIGN.md decision 13). */
+export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
+export const MAX_PARAM_LENGTH = 1600;
+export const MAX_HEADER_BYTES = 1024 * 1024;
+export const DEFAULT_RESPONSE_CAP_BYTES = 4 * 1024 * 1024;
+
+/** Project quotas: finite by default, raised by configuration. */
+export const DEFAULT_QUOTA_SERVERLESS_INDEXES = 100;
+export const DEFAULT_QUOTA_PODS = 100;

@@ -1,0 +1,51 @@
+// API versions (DESIGN.md decision 1). The control plane requires a version header; the
+// data plane treats a missing one as the current version.
+import { invalid } from '../errors.js';
+
+export const CURRENT_VERSION = '2026-04';
+export const SUPPORTED_VERSIONS = [
+  '2024-04',
+  '2024-07',
+  '2024-10',
+  '2025-01',
+  '2025-04',
+  '2025-10',
+  '2026-04',
+  '2026-07',
+] as const;
+export type ApiVersion = (typeof SUPPORTED_VERSIONS)[number];
+
+/** The header named by the interface, and the one the official clients send. */
+export const VERSION_HEADERS = ['x-service-api-version', 'x-pinecone-api-version'] as const;
+
+export function resolveVersion(
+  headers: Record<string, string | string[] | undefined>,
+  plane: 'control' | 'data',
+): ApiVersion {
+  let raw: string | undefined;
+  for (const name of VERSION_HEADERS) {
+    const value = headers[name];
+    if (value !== undefined) {
+      raw = Array.isArray(value) ? value[0] : value;
+      break;
+    }
+  }
+  if (raw === undefined) {
+    if (plane === 'data') return CURRENT_VERSION;
+    throw invalid(
+      `The X-Service-Api-Version header (alias X-Pinecone-Api-Version) is required; ` +
+        `the current version is ${CURRENT_VERSION}`,
+    );
+  }
+  const value = raw.trim();
+  if (!(SUPPORTED_VERSIONS as readonly string[]).includes(value)) {
+    throw invalid(
+      `Unsupported API version ${JSON.stringify(value)} in X-Service-Api-Version; ` +
+        `supported versions are ${SUPPORTED_VERSIONS.join(', ')} (current ${CURRENT_VERSION})`,
+    );
+  }
+  return value as ApiVersion;
+}
+
+/** Versions from 2025-04 on name the default namespace "__default__" (decision 5). */
+export const namesDefaultNamespace = (version: ApiVersion): boolean => version >= '2025-04';

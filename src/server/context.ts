@@ -1,0 +1,12 @@
+// What the HTTP layer is given: configuration and the services it calls.
+import type { Catalog } from '../catalog/catalog.js';
+import type { Config } from '../config.js';
+import type { IndexService } from '../control/index-service.js';
+
+export interface ServerContext {
+  config: Config;
+  catalog: Catalog;
+  indexes: IndexService;
+  /** True once every index has been recovered (GET /ready). */
+  isReady(): boolean;
+}

@@ -1,0 +1,32 @@
+// Per-request facts established by the hooks in auth.ts, typed for the handlers.
+import type { FastifyRequest } from 'fastify';
+import type { Project } from '../catalog/projects.js';
+import type { Config } from '../config.js';
+import type { ApiVersion } from './api-version.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    project: Project | null;
+    apiVersion: ApiVersion | null;
+  }
+}
+
+export function projectOf(request: FastifyRequest): Project {
+  if (!request.project) throw new Error('route reached without authentication');
+  return request.project;
+}
+
+export function versionOf(request: FastifyRequest): ApiVersion {
+  if (!request.apiVersion) throw new Error('route reached without a resolved API version');
+  return request.apiVersion;
+}
+
+/**
+ * Base address of index hosts (decision 2): CONIFER_PUBLIC_URL, or else the address the
+ * caller used (its Host header), so Docker port maps and proxies work.
+ */
+export function dataPlaneBase(request: FastifyRequest, config: Config): string {
+  if (config.publicUrl) return config.publicUrl;
+  const host = request.headers.host ?? `${config.host}:${config.port}`;
+  return `http://${host}`;
+}

@@ -1,0 +1,57 @@
+// The index record on the wire. Every version gets both models (DESIGN.md decision 1):
+// the 2026-04 keys (dimension, metric, vector_type, spec) and the 2026-07 keys
+// (deployment, top-level schema.fields with _values/_sparse_values, read_capacity).
+// Clients ignore the keys they do not know.
+import type { IndexRow, ReadCapacity } from '../../catalog/indexes.js';
+import { isPodSpec } from '../../catalog/indexes.js';
+
+const readCapacityResponse = (rc: ReadCapacity): Record<string, unknown> => ({
+  ...rc,
+  status: { state: 'Ready' },
+});
+
+export function indexRecord(index: IndexRow, dataPlaneBase: string): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  if (index.vectorType === 'dense') {
+    fields._values = { type: 'dense_vector', dimension: index.dimension, metric: index.metric };
+  }
+  fields._sparse_values = { type: 'sparse_vector' };
+
+  let spec: Record<string, unknown>;
+  let deployment: Record<string, unknown>;
+  let readCapacity: Record<string, unknown> | undefined;
+  if (isPodSpec(index.spec)) {
+    const pod = index.spec.pod;
+    spec = { pod: { ...pod } };
+    deployment = {
+      deployment_type: 'pod',
+      environment: pod.environment,
+      pod_type: pod.pod_type,
+      replicas: pod.replicas,
+      shards: pod.shards,
+    };
+    for (const name of pod.metadata_config?.indexed ?? []) fields[name] = { filterable: true };
+  } else {
+    const s = index.spec.serverless;
+    readCapacity = readCapacityResponse(s.read_capacity);
+    spec = { serverless: { ...s, read_capacity: readCapacity } };
+    deployment = { deployment_type: 'managed', cloud: s.cloud, region: s.region };
+    for (const [name, f] of Object.entries(s.schema?.fields ?? {})) fields[name] = { filterable: f.filterable };
+  }
+
+  const record: Record<string, unknown> = { name: index.name };
+  if (index.dimension !== null) record.dimension = index.dimension;
+  Object.assign(record, {
+    metric: index.metric,
+    host: `${dataPlaneBase}/svc/${index.hostId}`,
+    deletion_protection: index.deletionProtection,
+    tags: { ...index.tags },
+    spec,
+    status: { ready: index.state !== 'Initializing' && index.state !== 'InitializationFailed', state: index.state },
+    vector_type: index.vectorType,
+    deployment,
+    schema: { fields },
+  });
+  if (readCapacity !== undefined) record.read_capacity = readCapacity;
+  return record;
+}
