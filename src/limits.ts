@@ -26,3 +26,26 @@ export const DEFAULT_RESPONSE_CAP_BYTES = 4 * 1024 * 1024;
 /** Project quotas: finite by default, raised by configuration. */
 export const DEFAULT_QUOTA_SERVERLESS_INDEXES = 100;
 export const DEFAULT_QUOTA_PODS = 100;
+
+/** Data plane (Pinecone's limits, pinecone-wire.md §5). */
+export const VECTOR_ID_MAX_LENGTH = 512;
+export const NAMESPACE_MAX_LENGTH = 512;
+export const METADATA_MAX_BYTES = 40_960;
+export const SPARSE_MAX_ENTRIES = 2048;
+export const UPSERT_MAX_VECTORS = 1000;
+/** The 2 MB upsert rule (decimal, as Pinecone states it); the transport allows 2 MiB. */
+export const UPSERT_MAX_BYTES = 2_000_000;
+export const FETCH_MAX_IDS = 1000;
+export const DELETE_MAX_IDS = 1000;
+export const TOP_K_MAX = 10_000;
+export const LIST_LIMIT_MAX = 100;
+export const LIST_LIMIT_DEFAULT = 100;
+export const FETCH_BY_METADATA_LIMIT_MAX = 10_000;
+export const FETCH_BY_METADATA_LIMIT_DEFAULT = 100;
+
+/**
+ * Records one pod holds, per base pod type at size x1 (Pinecone's published guidance for
+ * 768-dimension vectors); x2/x4/x8 double each step. Used for indexFullness and to refuse
+ * writes to a full pod index.
+ */
+export const POD_CAPACITY_X1: Record<string, number> = { s1: 5_000_000, p1: 1_000_000, p2: 1_100_000 };

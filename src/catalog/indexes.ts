@@ -118,6 +118,7 @@ export class Indexes {
   private readonly byHost;
   private readonly byId;
   private readonly listStmt;
+  private readonly listAllStmt;
   private readonly insertStmt;
   private readonly updateStmt;
   private readonly deleteStmt;
@@ -127,6 +128,7 @@ export class Indexes {
     this.byHost = db.prepare<[string, string], SqlRow>('SELECT * FROM indexes WHERE project_id = ? AND host_id = ?');
     this.byId = db.prepare<[string], SqlRow>('SELECT * FROM indexes WHERE id = ?');
     this.listStmt = db.prepare<[string], SqlRow>('SELECT * FROM indexes WHERE project_id = ? ORDER BY name');
+    this.listAllStmt = db.prepare<[], SqlRow>('SELECT * FROM indexes ORDER BY created_at');
     this.insertStmt = db.prepare(
       `INSERT INTO indexes (id, project_id, name, host_id, dimension, metric, vector_type,
          deletion_protection, tags, spec, state, created_at)
@@ -153,6 +155,11 @@ export class Indexes {
   getById(id: string): IndexRow | undefined {
     const r = this.byId.get(id);
     return r && fromSql(r);
+  }
+
+  /** Every index of every project (recovery at start). */
+  listAll(): IndexRow[] {
+    return this.listAllStmt.all().map(fromSql);
   }
 
   list(projectId: string): IndexRow[] {

@@ -2,6 +2,7 @@
 // default project has a key, serves HTTP, then recovers (runs unfinished jobs) while
 // already listening (/ready says when that is done). SIGTERM/SIGINT stop it cleanly.
 import { writeFileSync } from 'node:fs';
+import { pino } from 'pino';
 import { Catalog } from '../catalog/catalog.js';
 import { DataDirLock } from '../catalog/data-dir-lock.js';
 import { initialKeyFile } from '../catalog/paths.js';
@@ -9,7 +10,9 @@ import { newApiKeySecret } from '../catalog/ids.js';
 import type { Config } from '../config.js';
 import { IndexService } from '../control/index-service.js';
 import { JobRunner } from '../control/job-runner.js';
-import { IndexFiles } from '../data/index-files.js';
+import { IndexRegistry } from '../data/index-registry.js';
+import { VectorService } from '../data/vector-service.js';
+import { EngineClient } from '../engine/engine-client.js';
 import { buildApp } from '../server/app.js';
 
 export const DEFAULT_PROJECT = 'default';
@@ -19,14 +22,14 @@ export async function start(config: Config): Promise<void> {
   const catalog = Catalog.open(config.dataDir);
   const generatedKey = ensureDefaultProject(catalog, config);
 
-  const files = new IndexFiles(config.dataDir);
+  const log = pino({ level: config.logLevel });
   let ready = false;
-  // The runner needs the logger and the app needs the runner: build the app first with
-  // a late-bound runner reference.
-  let runner: JobRunner | undefined;
-  const indexes = new IndexService(config, catalog, files, { nudge: () => runner?.nudge() });
-  const app = buildApp({ config, catalog, indexes, isReady: () => ready }, { level: config.logLevel });
-  runner = new JobRunner(catalog, files, app.log);
+  const engine = new EngineClient(log);
+  const registry = new IndexRegistry(config.dataDir, engine, log);
+  const runner = new JobRunner(catalog, registry, log);
+  const indexes = new IndexService(config, catalog, registry, runner);
+  const vectors = new VectorService(registry);
+  const app = buildApp({ config, catalog, indexes, vectors, isReady: () => ready }, log);
 
   const address = await app.listen({ host: config.host, port: config.port });
   process.stdout.write(`Conifer listening on ${address} (data directory ${config.dataDir})\n`);
@@ -44,7 +47,9 @@ export async function start(config: Config): Promise<void> {
     stopping = true;
     app.log.info({ signal }, 'shutting down');
     await app.close(); // stops accepting; in-flight requests finish
-    await runner?.stop(); // background work stops at a safe point
+    await runner.stop(); // background work stops at a safe point
+    registry.close();
+    await engine.stop();
     catalog.close();
     lock.release();
     process.exit(0);
@@ -52,8 +57,12 @@ export async function start(config: Config): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 
+  // Recovery while listening: unfinished jobs first (a deleted index's files must not be
+  // loaded), then every index into the engine. Until then /ready answers 503.
   await runner.start();
+  await registry.recover(catalog.indexes.listAll());
   ready = true;
+  log.info('ready');
 }
 
 /** On first start: the default project and its key. Returns a key that was generated. */

@@ -29,7 +29,7 @@ import { checkPodQuota, checkServerlessQuota, podsUsed } from './quotas.js';
 /** What the index service needs of index storage (implemented by the data plane). */
 export interface IndexStorage {
   /** Creates the empty storage of a new index. */
-  create(indexId: string): void;
+  create(index: IndexRow): void;
 }
 
 export interface JobScheduler {
@@ -87,7 +87,7 @@ export class IndexService {
       else checkServerlessQuota(this.config, existing);
       this.catalog.indexes.insert(index);
       // Last, so a failure here rolls the catalog row back with it.
-      this.storage.create(index.id);
+      this.storage.create(index);
     });
     return index;
   }
@@ -101,7 +101,7 @@ export class IndexService {
     }
     if (body.spec?.byoc !== undefined) throw invalid('spec.byoc is not supported by Conifer');
 
-    return this.catalog.transaction(() => {
+    const updated = this.catalog.transaction(() => {
       const current = this.describe(project, name);
       const next: IndexRow = structuredClone(current);
       let transition: IndexState | undefined;
@@ -129,6 +129,8 @@ export class IndexService {
       this.catalog.indexes.update(next);
       return next;
     });
+    if (updated.state !== 'Ready') this.jobs.nudge();
+    return updated;
   }
 
   delete(project: Project, name: string): void {

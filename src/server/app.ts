@@ -1,22 +1,23 @@
 // Builds the HTTP shell: transport limits, JSON parsing, request ids, authentication,
 // routes and the one error mapper. Handlers parse, call one service method, serialize.
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { ApiError, notFound } from '../errors.js';
+import { ApiError, invalid, notFound } from '../errors.js';
 import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_PARAM_LENGTH } from '../limits.js';
 import { registerAuth } from './auth.js';
 import type { ServerContext } from './context.js';
 import { errorBody, planeOf, sendError } from './error-mapper.js';
+import { dataPlaneRoutes } from './routes/data-plane.js';
 import { indexRoutes } from './routes/indexes.js';
 import { systemRoutes } from './routes/system.js';
 import { projectOf } from './request-context.js';
 
 export const REQUEST_ID_HEADER = 'x-pinecone-request-id';
 
-export function buildApp(ctx: ServerContext, logger: FastifyServerOptions['logger']): FastifyInstance {
+export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): FastifyInstance {
   const app = Fastify({
-    logger,
+    loggerInstance: logger,
     // Fastify's per-request lines are info level; ours (onResponse below) are debug.
     logController: new QuietRequestLog(),
     genReqId: () => randomUUID(),
@@ -27,12 +28,24 @@ export function buildApp(ctx: ServerContext, logger: FastifyServerOptions['logge
     // Never coerce ("8" is not 8), never fill defaults, never strip unknown fields.
     ajv: { customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false } },
     clientErrorHandler: answerClientError,
+    // Router errors (undecodable URL, over-long path parameter) happen before any hook.
+    frameworkErrors: (err, request, reply) => {
+      reply.header(REQUEST_ID_HEADER, request.id);
+      const message =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `a path parameter exceeds ${MAX_PARAM_LENGTH} characters`
+          : `the URL is not valid: ${err.message}`;
+      return sendError(request, reply, invalid(message));
+    },
   });
 
   // An empty body with a JSON content type means {} (decision 13).
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
+  app.decorateRequest('bodyBytes', 0);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // Kept for the 2 MB upsert rule, which counts the bytes the client sent.
+    request.bodyBytes = Buffer.byteLength(body as string);
     if (body === '') done(null, {});
     else parseJson(request, body as string, done);
   });
@@ -63,6 +76,7 @@ export function buildApp(ctx: ServerContext, logger: FastifyServerOptions['logge
 
   systemRoutes(app, ctx);
   indexRoutes(app, ctx);
+  dataPlaneRoutes(app, ctx, ctx.vectors);
   return app;
 }
 

@@ -2,11 +2,13 @@
 import type { Catalog } from '../catalog/catalog.js';
 import type { Config } from '../config.js';
 import type { IndexService } from '../control/index-service.js';
+import type { VectorService } from '../data/vector-service.js';
 
 export interface ServerContext {
   config: Config;
   catalog: Catalog;
   indexes: IndexService;
+  vectors: VectorService;
   /** True once every index has been recovered (GET /ready). */
   isReady(): boolean;
 }

@@ -8,6 +8,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     project: Project | null;
     apiVersion: ApiVersion | null;
+    /** Size of the request body as sent, in bytes (0 without a body). */
+    bodyBytes: number;
   }
 }
 

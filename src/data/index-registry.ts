@@ -1,0 +1,111 @@
+// The registry of open indexes: each index's record store (main thread) and its
+// search structures (in the engine worker). It creates an index's storage, recovers
+// every index at start, hides an index while it loads (503 with Retry-After), frees
+// dropped namespaces in bounded background chunks, and removes a deleted index's files.
+import { rm } from 'node:fs/promises';
+import type { IndexRow } from '../catalog/indexes.js';
+import { indexDir } from '../catalog/paths.js';
+import type { IndexStorage } from '../control/index-service.js';
+import type { JobHandlers } from '../control/job-runner.js';
+import type { EngineClient } from '../engine/engine-client.js';
+import type { IndexShape } from '../engine/metric.js';
+import { RecordStore } from '../engine/record-store.js';
+import { unavailable } from '../errors.js';
+
+/** Rows freed per purge step; each step is one short transaction between requests. */
+const PURGE_ROWS_PER_STEP = 2000;
+
+interface OpenIndex {
+  store: RecordStore;
+  loaded: boolean;
+  purging: boolean;
+}
+
+export interface RegistryLog {
+  info(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export const shapeOf = (index: IndexRow): IndexShape => ({
+  dimension: index.dimension ?? 0,
+  metric: index.metric,
+});
+
+export class IndexRegistry implements IndexStorage, JobHandlers {
+  private readonly open = new Map<string, OpenIndex>();
+  private closed = false;
+
+  constructor(
+    private readonly dataDir: string,
+    readonly engine: EngineClient,
+    private readonly log: RegistryLog,
+  ) {}
+
+  /** Creates the empty storage of a new index (inside its catalog transaction). */
+  create(index: IndexRow): void {
+    this.openIndex(index);
+  }
+
+  /** Opens and loads every index; resolves when all are searchable (GET /ready). */
+  async recover(indexes: IndexRow[]): Promise<void> {
+    await Promise.all(indexes.map((index) => this.openIndex(index)));
+  }
+
+  /** The store of a loaded index; 503 while it is still loading. */
+  store(index: IndexRow): RecordStore {
+    const entry = this.open.get(index.id);
+    if (!entry || !entry.loaded) {
+      throw unavailable(`Index ${index.name} is loading; retry shortly.`, 1);
+    }
+    return entry.store;
+  }
+
+  /** Starts freeing the rows of dropped namespaces in the background. */
+  schedulePurge(indexId: string): void {
+    const entry = this.open.get(indexId);
+    if (!entry || entry.purging) return;
+    entry.purging = true;
+    const step = (): void => {
+      if (this.closed || this.open.get(indexId) !== entry) return;
+      try {
+        if (entry.store.purgeStep(PURGE_ROWS_PER_STEP)) {
+          setImmediate(step);
+          return;
+        }
+      } catch (err) {
+        this.log.error({ err, indexId }, 'freeing dropped records failed; will retry at next start');
+      }
+      entry.purging = false;
+    };
+    setImmediate(step);
+  }
+
+  async removeIndexFiles(indexId: string): Promise<void> {
+    const entry = this.open.get(indexId);
+    if (entry) {
+      this.open.delete(indexId);
+      entry.store.close();
+      await this.engine.close(indexId);
+    }
+    await rm(indexDir(this.dataDir, indexId), { recursive: true, force: true });
+  }
+
+  /** Closes every store; the engine worker is stopped by its owner. */
+  close(): void {
+    this.closed = true;
+    for (const entry of this.open.values()) entry.store.close();
+    this.open.clear();
+  }
+
+  private async openIndex(index: IndexRow): Promise<void> {
+    const dir = indexDir(this.dataDir, index.id);
+    const entry: OpenIndex = { store: RecordStore.open(dir), loaded: false, purging: false };
+    this.open.set(index.id, entry);
+    const started = Date.now();
+    await this.engine.open(index.id, dir, shapeOf(index));
+    entry.loaded = true;
+    const count = entry.store.totalCount();
+    if (count > 0) this.log.info({ index: index.name, records: count, ms: Date.now() - started }, 'index loaded');
+    this.schedulePurge(index.id);
+  }
+}

@@ -1,0 +1,199 @@
+// Validation of data-plane input (DESIGN.md decisions 4, 8, 11): every bad value is a
+// 400 naming the field and what is allowed; nothing is coerced. Values are converted to
+// their stored form (Float32Array, sorted-free sparse arrays) in the same pass.
+import type { Metadata, MetadataValue, SparseValues, StoredRecord } from '../engine/record-store.js';
+import { isFinite32 } from '../engine/float32.js';
+import { invalid, show } from '../errors.js';
+import {
+  METADATA_MAX_BYTES,
+  NAMESPACE_MAX_LENGTH,
+  SPARSE_MAX_ENTRIES,
+  VECTOR_ID_MAX_LENGTH,
+} from '../limits.js';
+import type { IndexRow } from '../catalog/indexes.js';
+
+export const DEFAULT_NAMESPACE_ALIAS = '__default__';
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function typeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+export function requireObject(v: unknown, field: string): Record<string, unknown> {
+  if (!isObject(v)) throw invalid(`${field} must be an object, got ${typeName(v)}`);
+  return v;
+}
+
+export function optionalBoolean(v: unknown, field: string, fallback: boolean): boolean {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'boolean') throw invalid(`${field} must be a boolean, got ${typeName(v)}`);
+  return v;
+}
+
+export function optionalString(v: unknown, field: string): string | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw invalid(`${field} must be a string, got ${typeName(v)}`);
+  return v;
+}
+
+export function integerIn(v: unknown, field: string, min: number, max: number): number {
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw invalid(`${field} must be an integer, got ${show(v)}`);
+  if (v < min || v > max) throw invalid(`${field} must be between ${min} and ${max}, got ${v}`);
+  return v;
+}
+
+/** Absent, "" and "__default__" are the default namespace, stored as "" (decision 5). */
+export function namespaceOf(v: unknown, field = 'namespace'): string {
+  if (v === undefined || v === null) return '';
+  if (typeof v !== 'string') throw invalid(`${field} must be a string, got ${typeName(v)}`);
+  if (v === DEFAULT_NAMESPACE_ALIAS) return '';
+  if (v.length > NAMESPACE_MAX_LENGTH || !isAsciiWithoutNul(v)) {
+    throw invalid(`${field} must be at most ${NAMESPACE_MAX_LENGTH} ASCII characters without NUL, got ${show(v)}`);
+  }
+  return v;
+}
+
+function isAsciiWithoutNul(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0 || c > 0x7f) return false;
+  }
+  return true;
+}
+
+/** Record ids: 1-512 ASCII characters without NUL (decision 8). */
+export function vectorId(v: unknown, field: string): string {
+  if (typeof v !== 'string') throw invalid(`${field} must be a string, got ${typeName(v)}`);
+  if (v.length < 1 || v.length > VECTOR_ID_MAX_LENGTH || !isAsciiWithoutNul(v)) {
+    throw invalid(
+      `${field} must be 1-${VECTOR_ID_MAX_LENGTH} ASCII characters without NUL, got ${show(v)} (length ${v.length})`,
+    );
+  }
+  return v;
+}
+
+/**
+ * Dense values for an index. An empty array means "no dense values" (Python clients
+ * send it for sparse-only records). Returns undefined when absent or empty.
+ */
+export function denseValues(v: unknown, field: string, index: IndexRow): Float32Array | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v)) throw invalid(`${field} must be an array of numbers, got ${typeName(v)}`);
+  if (v.length === 0) return undefined;
+  if (index.vectorType === 'sparse') {
+    throw invalid(`${field} must be empty or absent: index ${index.name} is sparse (send sparseValues)`);
+  }
+  if (v.length !== index.dimension) {
+    throw invalid(
+      `${field}: vector dimension ${v.length} does not match the dimension of the index ${index.dimension}`,
+    );
+  }
+  const out = new Float32Array(v.length);
+  let nonZero = false;
+  for (let i = 0; i < v.length; i++) {
+    const x: unknown = v[i];
+    if (typeof x !== 'number' || !isFinite32(x)) {
+      throw invalid(`${field}[${i}] must be a number that is finite as float32, got ${show(x)}`);
+    }
+    out[i] = x;
+    if (out[i] !== 0) nonZero = true;
+  }
+  if (!nonZero && index.metric === 'cosine') {
+    throw invalid(`${field} contains only zeros, which has no direction under the cosine metric`);
+  }
+  return out;
+}
+
+export function sparseValues(v: unknown, field: string): SparseValues | undefined {
+  if (v === undefined || v === null) return undefined;
+  const obj = requireObject(v, field);
+  const { indices, values } = obj;
+  if (!Array.isArray(indices)) throw invalid(`${field}.indices must be an array of integers, got ${typeName(indices)}`);
+  if (!Array.isArray(values)) throw invalid(`${field}.values must be an array of numbers, got ${typeName(values)}`);
+  if (indices.length !== values.length) {
+    throw invalid(`${field}.indices and ${field}.values must have the same length, got ${indices.length} and ${values.length}`);
+  }
+  if (indices.length < 1 || indices.length > SPARSE_MAX_ENTRIES) {
+    throw invalid(`${field} must have 1-${SPARSE_MAX_ENTRIES} entries, got ${indices.length}`);
+  }
+  const outIndices = new Uint32Array(indices.length);
+  const outValues = new Float32Array(values.length);
+  const seen = new Set<number>();
+  for (let i = 0; i < indices.length; i++) {
+    const ix: unknown = indices[i];
+    if (typeof ix !== 'number' || !Number.isInteger(ix) || ix < 0 || ix > 0xffffffff) {
+      throw invalid(`${field}.indices[${i}] must be an integer between 0 and 4294967295, got ${show(ix)}`);
+    }
+    if (seen.has(ix)) throw invalid(`${field}.indices has the duplicate index ${ix}`);
+    seen.add(ix);
+    const x: unknown = values[i];
+    if (typeof x !== 'number' || !isFinite32(x)) {
+      throw invalid(`${field}.values[${i}] must be a number that is finite as float32, got ${show(x)}`);
+    }
+    outIndices[i] = ix;
+    outValues[i] = x;
+  }
+  return { indices: outIndices, values: outValues };
+}
+
+/** Accepts `sparseValues` and, as Python-style callers spell it, `sparse_values`. */
+export const sparseField = (obj: Record<string, unknown>, camel: string, snake: string): [unknown, string] =>
+  obj[camel] !== undefined ? [obj[camel], camel] : [obj[snake], snake];
+
+export function metadataOf(v: unknown, field: string): Metadata | undefined {
+  if (v === undefined || v === null) return undefined;
+  const obj = requireObject(v, field);
+  const out: Metadata = {};
+  for (const [key, value] of Object.entries(obj)) {
+    if (key.startsWith('$')) throw invalid(`${field} key ${show(key)} must not start with '$'`);
+    out[key] = metadataValue(value, `${field}.${key}`);
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(out));
+  if (bytes > METADATA_MAX_BYTES) {
+    throw invalid(`${field} is ${bytes} bytes as JSON, over the limit of ${METADATA_MAX_BYTES} bytes per record`);
+  }
+  return out;
+}
+
+function metadataValue(v: unknown, field: string): MetadataValue {
+  if (typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw invalid(`${field} must be a finite number, got ${show(v)}`);
+    return v;
+  }
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      if (typeof v[i] !== 'string') {
+        throw invalid(`${field}[${i}] must be a string: list metadata values are lists of strings, got ${typeName(v[i])}`);
+      }
+    }
+    return [...(v as string[])];
+  }
+  throw invalid(
+    `${field} must be a string, number, boolean or list of strings, got ${typeName(v)} (metadata is flat, no null)`,
+  );
+}
+
+/** One vector of an upsert, checked against the index. */
+export function upsertVector(v: unknown, field: string, index: IndexRow): StoredRecord {
+  const obj = requireObject(v, field);
+  const record: StoredRecord = { id: vectorId(obj.id, `${field}.id`) };
+  const values = denseValues(obj.values, `${field}.values`, index);
+  const [rawSparse, sparseName] = sparseField(obj, 'sparseValues', 'sparse_values');
+  const sparse = sparseValues(rawSparse, `${field}.${sparseName}`);
+  if (index.vectorType === 'sparse' && !sparse) {
+    throw invalid(`${field}.sparseValues is required: index ${index.name} is sparse`);
+  }
+  if (index.vectorType === 'dense' && !values) {
+    throw invalid(`${field}.values is required: index ${index.name} is dense with dimension ${index.dimension}`);
+  }
+  if (values) record.values = values;
+  if (sparse) record.sparse = sparse;
+  const metadata = metadataOf(obj.metadata, `${field}.metadata`);
+  if (metadata) record.metadata = metadata;
+  return record;
+}

@@ -1,0 +1,342 @@
+// Vector operations on one index (the data plane's rules). Writes: validate, commit
+// to the record store in one transaction (the durable point), post the committed
+// changes to the engine, answer — so the next read sees them (decision 9). Reads that
+// need search go to the engine worker; reads by id or key go to the store directly.
+import { isPodSpec, type IndexRow } from '../catalog/indexes.js';
+import { FilterError, isEmptyFilter, parseFilter, type Predicate } from '../engine/filter.js';
+import type { EngineMatch } from '../engine/engine-protocol.js';
+import type { Change, RecordStore, StoredRecord } from '../engine/record-store.js';
+import { conflict, invalid, notFound } from '../errors.js';
+import {
+  DELETE_MAX_IDS,
+  FETCH_BY_METADATA_LIMIT_DEFAULT,
+  FETCH_BY_METADATA_LIMIT_MAX,
+  FETCH_MAX_IDS,
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+  POD_CAPACITY_X1,
+  TOP_K_MAX,
+  UPSERT_MAX_VECTORS,
+} from '../limits.js';
+import type { IndexRegistry } from './index-registry.js';
+import { decodePageToken, encodePageToken, scopeHash } from './page-token.js';
+import {
+  denseValues,
+  integerIn,
+  metadataOf,
+  namespaceOf,
+  optionalBoolean,
+  optionalString,
+  requireObject,
+  sparseField,
+  sparseValues,
+  typeName,
+  upsertVector,
+  vectorId,
+} from './vector-input.js';
+
+/** Parses a filter; `{}`, null and absent mean "no filter" (undefined). */
+export function filterOf(raw: unknown, field = 'filter'): Predicate | undefined {
+  if (raw === undefined || isEmptyFilter(raw)) return undefined;
+  try {
+    return parseFilter(raw, field);
+  } catch (err) {
+    if (err instanceof FilterError) throw invalid(err.message);
+    throw err;
+  }
+}
+
+function requireFilter(raw: unknown, field = 'filter'): Predicate {
+  const predicate = filterOf(raw, field);
+  if (!predicate) throw invalid(`${field} must be a non-empty filter object`);
+  return predicate;
+}
+
+export interface QueryResult {
+  namespace: string;
+  matches: EngineMatch[];
+}
+
+export interface Page<T> {
+  items: T[];
+  next?: string;
+}
+
+export class VectorService {
+  constructor(private readonly registry: IndexRegistry) {}
+
+  private commit(index: IndexRow, changes: Change[]): void {
+    this.registry.engine.apply(index.id, changes);
+  }
+
+  upsert(index: IndexRow, body: unknown): number {
+    const obj = requireObject(body, 'request body');
+    const ns = namespaceOf(obj.namespace);
+    const vectors = obj.vectors;
+    if (!Array.isArray(vectors)) throw invalid(`vectors must be an array of vectors, got ${typeName(vectors)}`);
+    if (vectors.length < 1 || vectors.length > UPSERT_MAX_VECTORS) {
+      throw invalid(`vectors must hold 1-${UPSERT_MAX_VECTORS} vectors per request, got ${vectors.length}`);
+    }
+    const records = vectors.map((v, i) => upsertVector(v, `vectors[${i}]`, index));
+    const store = this.registry.store(index);
+    this.checkPodCapacity(index, store, records.length);
+    this.commit(index, store.upsert(ns, records));
+    return records.length;
+  }
+
+  /** By id: `{}`; by filter: the number of matching records. Unknown ids are a no-op. */
+  update(index: IndexRow, body: unknown): { matchedRecords?: number } {
+    const obj = requireObject(body, 'request body');
+    const ns = namespaceOf(obj.namespace);
+    const setMetadata = metadataOf(obj.setMetadata, 'setMetadata');
+    const [rawSparse, sparseName] = sparseField(obj, 'sparseValues', 'sparse_values');
+    const store = this.registry.store(index);
+    if (obj.filter !== undefined) {
+      if (obj.id !== undefined) throw invalid('send either id or filter, not both');
+      if (obj.values !== undefined || rawSparse !== undefined) {
+        throw invalid('an update by filter changes metadata only: values and sparseValues are not allowed');
+      }
+      const predicate = requireFilter(obj.filter);
+      const dryRun = optionalBoolean(obj.dryRun, 'dryRun', false);
+      if (!setMetadata && !dryRun) throw invalid('setMetadata is required for an update by filter');
+      const result = store.updateMetadataWhere(ns, predicate, setMetadata ?? {}, dryRun);
+      this.commit(index, result.changes);
+      return { matchedRecords: result.matched };
+    }
+    const id = vectorId(obj.id, 'id');
+    const values = denseValues(obj.values, 'values', index);
+    const sparse = sparseValues(rawSparse, sparseName);
+    if (obj.dryRun !== undefined) optionalBoolean(obj.dryRun, 'dryRun', false);
+    if (!values && !sparse && !setMetadata) {
+      throw invalid('an update needs at least one of values, sparseValues or setMetadata');
+    }
+    const change = store.update(ns, id, { values, sparse, setMetadata });
+    if (change) this.commit(index, [change]);
+    return {};
+  }
+
+  delete(index: IndexRow, body: unknown): void {
+    const obj = requireObject(body, 'request body');
+    const ns = namespaceOf(obj.namespace);
+    const deleteAll = optionalBoolean(obj.deleteAll, 'deleteAll', false);
+    const selectors = [obj.ids !== undefined, deleteAll, obj.filter !== undefined].filter(Boolean).length;
+    if (selectors !== 1) {
+      throw invalid('send exactly one of ids, deleteAll: true or filter');
+    }
+    const store = this.registry.store(index);
+    if (deleteAll) {
+      const change = store.dropNamespace(ns);
+      if (change) {
+        this.commit(index, [change]);
+        this.registry.schedulePurge(index.id);
+      }
+      return;
+    }
+    if (obj.filter !== undefined) {
+      this.commit(index, store.deleteWhere(ns, requireFilter(obj.filter)));
+      return;
+    }
+    const ids = idList(obj.ids, 'ids', DELETE_MAX_IDS);
+    this.commit(index, store.deleteIds(ns, ids));
+  }
+
+  fetch(index: IndexRow, rawIds: unknown, rawNamespace: unknown): { namespace: string; records: StoredRecord[] } {
+    const ids = idList(typeof rawIds === 'string' ? [rawIds] : rawIds, 'ids', FETCH_MAX_IDS);
+    const namespace = namespaceOf(rawNamespace);
+    return { namespace, records: this.registry.store(index).fetch(namespace, ids) };
+  }
+
+  fetchByMetadata(index: IndexRow, body: unknown): { namespace: string; page: Page<StoredRecord> } {
+    const obj = requireObject(body, 'request body');
+    const namespace = namespaceOf(obj.namespace);
+    const predicate = filterOf(obj.filter) ?? (() => true);
+    const limit =
+      obj.limit === undefined
+        ? FETCH_BY_METADATA_LIMIT_DEFAULT
+        : integerIn(obj.limit, 'limit', 1, FETCH_BY_METADATA_LIMIT_MAX);
+    const scope = scopeHash('fetch_by_metadata', index.id, namespace, obj.filter ?? null);
+    const token = optionalString(obj.paginationToken, 'paginationToken');
+    let after = token === undefined ? undefined : decodePageToken(token, scope);
+    const store = this.registry.store(index);
+    const items: StoredRecord[] = [];
+    // Scan in id order until the page is full; one more match means another page.
+    const chunk = Math.max(limit, 1000);
+    for (;;) {
+      const rows = store.scan(namespace, after, chunk);
+      for (const r of rows) {
+        if (!predicate(r.metadata)) continue;
+        if (items.length === limit) {
+          return { namespace, page: { items, next: encodePageToken(items[items.length - 1].id, scope) } };
+        }
+        items.push(r);
+      }
+      if (rows.length < chunk) return { namespace, page: { items } };
+      after = rows[rows.length - 1].id;
+    }
+  }
+
+  list(index: IndexRow, query: Record<string, unknown>): { namespace: string; page: Page<string> } {
+    const namespace = namespaceOf(query.namespace);
+    const prefix = optionalString(query.prefix, 'prefix');
+    const limit = query.limit === undefined ? LIST_LIMIT_DEFAULT : queryInteger(query.limit, 'limit', 1, LIST_LIMIT_MAX);
+    const scope = scopeHash('list', index.id, namespace, prefix ?? '');
+    const token = optionalString(query.paginationToken, 'paginationToken');
+    const after = token === undefined || token === '' ? undefined : decodePageToken(token, scope);
+    const { ids, more } = this.registry.store(index).list(namespace, { prefix, after, limit });
+    return {
+      namespace,
+      page: { items: ids, next: more && ids.length > 0 ? encodePageToken(ids[ids.length - 1], scope) : undefined },
+    };
+  }
+
+  async query(index: IndexRow, body: unknown): Promise<QueryResult> {
+    const obj = requireObject(body, 'request body');
+    const namespace = namespaceOf(obj.namespace);
+    const topK = integerIn(obj.topK, 'topK', 1, TOP_K_MAX);
+    const includeValues = optionalBoolean(obj.includeValues, 'includeValues', false);
+    const includeMetadata = optionalBoolean(obj.includeMetadata, 'includeMetadata', false);
+    const filter = obj.filter === undefined || isEmptyFilter(obj.filter) ? undefined : obj.filter;
+    filterOf(filter); // validate here: the worker parses it again
+    const [rawSparse, sparseName] = sparseField(obj, 'sparseVector', 'sparse_vector');
+    const hasVector = obj.vector !== undefined && !(Array.isArray(obj.vector) && obj.vector.length === 0);
+    if (obj.id !== undefined && (hasVector || rawSparse !== undefined)) {
+      throw invalid('send one of id, vector or sparseVector (vector and sparseVector together for hybrid), not id with a vector');
+    }
+    const store = this.registry.store(index);
+    let dense: Float32Array | undefined;
+    let sparse: StoredRecord['sparse'];
+    if (obj.id !== undefined) {
+      const record = store.get(namespace, vectorId(obj.id, 'id'));
+      if (!record) return { namespace, matches: [] };
+      dense = record.values;
+      if (index.vectorType === 'sparse') sparse = record.sparse;
+    } else {
+      dense = denseValues(obj.vector, 'vector', index);
+      sparse = sparseValues(rawSparse, sparseName);
+      if (sparse && index.metric !== 'dotproduct') {
+        throw invalid(`${sparseName} needs an index with metric "dotproduct"; index ${index.name} uses ${index.metric}`);
+      }
+      if (!dense && !sparse) {
+        throw invalid(
+          index.vectorType === 'sparse'
+            ? `sparseVector or id is required to query sparse index ${index.name}`
+            : 'one of vector, sparseVector or id is required',
+        );
+      }
+      if (index.vectorType === 'dense' && !dense) {
+        throw invalid(`vector is required to query dense index ${index.name} (sparseVector may be added for hybrid)`);
+      }
+    }
+    const matches = await this.registry.engine.query(index.id, {
+      namespace,
+      topK,
+      dense,
+      sparse,
+      filter,
+      includeValues,
+      includeMetadata,
+    });
+    return { namespace, matches };
+  }
+
+  async stats(index: IndexRow, body: unknown): Promise<{ counts: Map<string, number>; total: number }> {
+    const obj = body === undefined ? {} : requireObject(body, 'request body');
+    const filter = obj.filter === undefined || isEmptyFilter(obj.filter) ? undefined : obj.filter;
+    const store = this.registry.store(index);
+    const counts = new Map<string, number>();
+    for (const { name, count } of store.namespaces()) if (count > 0) counts.set(name, count);
+    const total = store.totalCount();
+    if (filter !== undefined) {
+      if (!isPodSpec(index.spec)) {
+        throw invalid('filter is not supported by describe_index_stats on serverless indexes (pod indexes only)');
+      }
+      filterOf(filter);
+      const matching = await this.registry.engine.count(index.id, filter);
+      counts.clear();
+      for (const [ns, n] of Object.entries(matching)) if (n > 0) counts.set(ns, n);
+    }
+    return { counts, total };
+  }
+
+  /** Records per pod (capacity) of a pod index, or undefined for serverless. */
+  capacity(index: IndexRow): number | undefined {
+    if (!isPodSpec(index.spec)) return undefined;
+    const [family, size] = index.spec.pod.pod_type.split('.');
+    const multiplier = Number(size.slice(1));
+    return POD_CAPACITY_X1[family] * multiplier * index.spec.pod.pods;
+  }
+
+  // ---- namespaces API ------------------------------------------------------------
+
+  namespaces(index: IndexRow, query: Record<string, unknown>, display: (ns: string) => string): {
+    page: Page<{ name: string; count: number }>;
+    total: number;
+  } {
+    const prefix = optionalString(query.prefix, 'prefix') ?? '';
+    const limit = query.limit === undefined ? LIST_LIMIT_DEFAULT : queryInteger(query.limit, 'limit', 1, LIST_LIMIT_MAX);
+    const scope = scopeHash('namespaces', index.id, prefix);
+    const token = optionalString(query.paginationToken, 'paginationToken');
+    const after = token === undefined || token === '' ? undefined : decodePageToken(token, scope);
+    const all = this.registry
+      .store(index)
+      .namespaces()
+      .map(({ name, count }) => ({ name: display(name), count }))
+      .filter((n) => n.name.startsWith(prefix))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const start = after === undefined ? 0 : all.findIndex((n) => n.name > after);
+    const rest = start < 0 ? [] : all.slice(start);
+    const items = rest.slice(0, limit);
+    const next = rest.length > limit ? encodePageToken(items[items.length - 1].name, scope) : undefined;
+    return { page: { items, next }, total: all.length };
+  }
+
+  describeNamespace(index: IndexRow, rawName: string): { count: number } {
+    const ns = namespaceOf(rawName, 'namespace');
+    const store = this.registry.store(index);
+    if (!store.hasNamespace(ns)) throw notFound(`Namespace ${rawName} not found in index ${index.name}.`);
+    return { count: store.count(ns) };
+  }
+
+  deleteNamespace(index: IndexRow, rawName: string): void {
+    const ns = namespaceOf(rawName, 'namespace');
+    const change = this.registry.store(index).dropNamespace(ns);
+    if (!change) throw notFound(`Namespace ${rawName} not found in index ${index.name}.`);
+    this.commit(index, [change]);
+    this.registry.schedulePurge(index.id);
+  }
+
+  createNamespace(index: IndexRow, body: unknown): string {
+    const obj = requireObject(body, 'request body');
+    if (typeof obj.name !== 'string') throw invalid(`name must be a string, got ${typeName(obj.name)}`);
+    const ns = namespaceOf(obj.name, 'name');
+    if (ns === '') throw invalid('the default namespace ("" or "__default__") cannot be created explicitly');
+    if (obj.schema !== undefined) requireObject(obj.schema, 'schema');
+    if (!this.registry.store(index).createNamespace(ns)) {
+      throw conflict(`Namespace ${obj.name} already exists in index ${index.name}.`);
+    }
+    return ns;
+  }
+
+  private checkPodCapacity(index: IndexRow, store: RecordStore, adding: number): void {
+    const capacity = this.capacity(index);
+    if (capacity === undefined) return;
+    if (store.totalCount() + adding > capacity) {
+      throw invalid(
+        `index ${index.name} is full: ${capacity} records fit its ${isPodSpec(index.spec) ? index.spec.pod.pod_type : ''} ` +
+          'pods; configure a larger pod type or delete records',
+      );
+    }
+  }
+}
+
+function idList(v: unknown, field: string, max: number): string[] {
+  if (!Array.isArray(v)) throw invalid(`${field} must be an array of ids, got ${typeName(v)}`);
+  if (v.length < 1 || v.length > max) throw invalid(`${field} must hold 1-${max} ids, got ${v.length}`);
+  return v.map((id, i) => vectorId(id, `${field}[${i}]`));
+}
+
+/** Query-string integers arrive as text; only plain decimal digits are accepted. */
+function queryInteger(v: unknown, field: string, min: number, max: number): number {
+  if (typeof v !== 'string' || !/^\d{1,9}$/.test(v)) throw invalid(`${field} must be an integer between ${min} and ${max}, got ${JSON.stringify(v)}`);
+  return integerIn(Number(v), field, min, max);
+}

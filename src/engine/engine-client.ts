@@ -1,0 +1,90 @@
+// The main thread's handle on the engine worker. Writes post their committed changes
+// and return at once (messages keep their order, so the next query sees them); reads
+// and loads are request/response.
+import { Worker } from 'node:worker_threads';
+import type { EngineMatch, EngineQuery, EngineRequest, EngineResponse } from './engine-protocol.js';
+import type { IndexShape } from './metric.js';
+import type { Change } from './record-store.js';
+
+type Pending = { resolve: (value: unknown) => void; reject: (err: Error) => void };
+
+export interface EngineLog {
+  error(obj: object, msg: string): void;
+}
+
+/** Distributes Omit over the request union so each variant keeps its own fields. */
+type WithoutReqId<T> = T extends unknown ? Omit<T, 'reqId'> : never;
+
+export class EngineClient {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private nextReqId = 1;
+  private failure: Error | undefined;
+
+  constructor(private readonly log: EngineLog) {
+    this.worker = new Worker(new URL('./engine-worker.js', import.meta.url));
+    this.worker.on('message', (msg: EngineResponse) => this.onMessage(msg));
+    this.worker.on('error', (err) => this.fail(err));
+    this.worker.on('exit', (code) => this.fail(new Error(`engine worker exited with code ${code}`)));
+  }
+
+  open(indexId: string, dir: string, shape: IndexShape): Promise<void> {
+    return this.request({ op: 'open', indexId, dir, shape }) as Promise<void>;
+  }
+
+  close(indexId: string): Promise<void> {
+    return this.request({ op: 'close', indexId }) as Promise<void>;
+  }
+
+  apply(indexId: string, changes: Change[]): void {
+    if (changes.length === 0) return;
+    this.post({ op: 'apply', indexId, changes });
+  }
+
+  query(indexId: string, query: EngineQuery): Promise<EngineMatch[]> {
+    return this.request({ op: 'query', indexId, query }) as Promise<EngineMatch[]>;
+  }
+
+  count(indexId: string, filter: unknown): Promise<Record<string, number>> {
+    return this.request({ op: 'count', indexId, filter }) as Promise<Record<string, number>>;
+  }
+
+  async stop(): Promise<void> {
+    this.failure ??= new Error('engine stopped');
+    await this.worker.terminate();
+  }
+
+  private request(msg: WithoutReqId<EngineRequest>): Promise<unknown> {
+    const reqId = this.nextReqId++;
+    return new Promise((resolve, reject) => {
+      if (this.failure) return reject(this.failure);
+      this.pending.set(reqId, { resolve, reject });
+      this.post({ ...msg, reqId } as EngineRequest);
+    });
+  }
+
+  private post(msg: EngineRequest): void {
+    if (this.failure) throw this.failure;
+    this.worker.postMessage(msg);
+  }
+
+  private onMessage(msg: EngineResponse): void {
+    const pending = this.pending.get(msg.reqId);
+    if (!pending) {
+      // An 'apply' failed: the search structures no longer match the stores.
+      if (!msg.ok) this.fail(new Error(`engine failed to apply changes: ${msg.error}`));
+      return;
+    }
+    this.pending.delete(msg.reqId);
+    if (msg.ok) pending.resolve(msg.result);
+    else pending.reject(new Error(msg.error));
+  }
+
+  private fail(err: Error): void {
+    if (this.failure) return;
+    this.failure = err;
+    this.log.error({ err }, 'engine worker failed; search is unavailable until restart');
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+  }
+}

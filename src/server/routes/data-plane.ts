@@ -1,0 +1,177 @@
+// Data plane: every route under an index host, /svc/<name>-<id7>/... (decision 2). The
+// host is resolved within the caller's project, so another project's index is a 404.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IndexRow } from '../../catalog/indexes.js';
+import type { VectorService } from '../../data/vector-service.js';
+import { invalid, notFound, unavailable } from '../../errors.js';
+import { UPSERT_MAX_BYTES } from '../../limits.js';
+import type { ServerContext } from '../context.js';
+import { projectOf, versionOf } from '../request-context.js';
+import { displayNamespace, recordJson } from '../serializers/vector-json.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    index: IndexRow | null;
+  }
+}
+
+/** Conifer does not bill; read units are reported because clients expect the field. */
+const USAGE = { readUnits: 1 };
+
+type Params = { indexHost: string; namespace?: string };
+
+export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vectors: VectorService): void {
+  const cap = ctx.config.responseCapBytes;
+
+  /** Serializes once and refuses a response over the cap (decision 13), naming what to lower. */
+  const sendCapped = (reply: FastifyReply, body: unknown, hint: string): FastifyReply => {
+    const text = JSON.stringify(body);
+    const bytes = Buffer.byteLength(text);
+    if (bytes > cap) {
+      throw invalid(`the response would be ${bytes} bytes, over the limit of ${cap} bytes; ${hint}`);
+    }
+    return reply.type('application/json').send(text);
+  };
+
+  const indexOf = (request: FastifyRequest): IndexRow => {
+    if (!request.index) throw new Error('data-plane route reached without an index');
+    return request.index;
+  };
+
+  app.register(
+    async (plane) => {
+      plane.decorateRequest('index', null);
+      plane.addHook('preHandler', async (request: FastifyRequest<{ Params: Params }>) => {
+        const index = ctx.catalog.indexes.getByHost(projectOf(request).id, request.params.indexHost);
+        if (!index) throw notFound(`Index host ${request.params.indexHost} not found for this API key's project.`);
+        if (index.state === 'Initializing') throw unavailable(`Index ${index.name} is initializing; retry shortly.`, 1);
+        request.index = index;
+      });
+
+      plane.post('/vectors/upsert', async (request) => {
+        if (request.bodyBytes > UPSERT_MAX_BYTES) {
+          throw invalid(
+            `Request size ${request.bodyBytes} bytes exceeds the maximum supported size of 2 MB (${UPSERT_MAX_BYTES} bytes); send fewer vectors per request`,
+          );
+        }
+        return { upsertedCount: vectors.upsert(indexOf(request), request.body) };
+      });
+
+      plane.post('/vectors/update', async (request) => vectors.update(indexOf(request), request.body));
+
+      plane.post('/vectors/delete', async (request) => {
+        vectors.delete(indexOf(request), request.body ?? {});
+        return {};
+      });
+
+      plane.get('/vectors/fetch', async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply) => {
+        const { namespace, records } = vectors.fetch(indexOf(request), request.query.ids, request.query.namespace);
+        const out: Record<string, unknown> = {};
+        for (const r of records) out[r.id] = recordJson(r);
+        return sendCapped(
+          reply,
+          { vectors: out, namespace: displayNamespace(namespace, versionOf(request)), usage: USAGE },
+          'fetch fewer ids per request',
+        );
+      });
+
+      plane.post('/vectors/fetch_by_metadata', async (request, reply) => {
+        const { namespace, page } = vectors.fetchByMetadata(indexOf(request), request.body ?? {});
+        const out: Record<string, unknown> = {};
+        for (const r of page.items) out[r.id] = recordJson(r);
+        const body: Record<string, unknown> = {
+          vectors: out,
+          namespace: displayNamespace(namespace, versionOf(request)),
+          usage: USAGE,
+        };
+        if (page.next) body.pagination = { next: page.next };
+        return sendCapped(reply, body, 'lower limit');
+      });
+
+      plane.get('/vectors/list', async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>) => {
+        const { namespace, page } = vectors.list(indexOf(request), request.query);
+        const body: Record<string, unknown> = {
+          vectors: page.items.map((id) => ({ id })),
+          namespace: displayNamespace(namespace, versionOf(request)),
+          usage: USAGE,
+        };
+        if (page.next) body.pagination = { next: page.next };
+        return body;
+      });
+
+      plane.post('/query', async (request, reply) => {
+        const { namespace, matches } = await vectors.query(indexOf(request), request.body);
+        const body = {
+          results: [],
+          matches: matches.map((m) => {
+            const out: Record<string, unknown> = { id: m.id, score: m.score };
+            if (m.record) {
+              const r = recordJson(m.record);
+              if (m.record.values || m.record.sparse) out.values = r.values;
+              if (r.sparseValues) out.sparseValues = r.sparseValues;
+              if (r.metadata) out.metadata = r.metadata;
+            }
+            return out;
+          }),
+          namespace: displayNamespace(namespace, versionOf(request)),
+          usage: USAGE,
+        };
+        return sendCapped(reply, body, 'lower topK or set includeValues to false');
+      });
+
+      const stats = async (request: FastifyRequest): Promise<Record<string, unknown>> => {
+        const index = indexOf(request);
+        const { counts, total } = await vectors.stats(index, request.body ?? undefined);
+        const namespaces: Record<string, unknown> = {};
+        for (const [ns, n] of counts) {
+          namespaces[displayNamespace(ns, versionOf(request))] = { vectorCount: n, recordCount: n };
+        }
+        const capacity = vectors.capacity(index);
+        // Floored to a multiple of 0.1 (decision 6); serverless indexes report 0.
+        const fullness = capacity === undefined ? 0 : Math.min(1, Math.floor((total / capacity) * 10) / 10);
+        const body: Record<string, unknown> = { namespaces };
+        if (index.dimension !== null) body.dimension = index.dimension;
+        Object.assign(body, {
+          indexFullness: fullness,
+          totalVectorCount: total,
+          totalRecordCount: total,
+          metric: index.metric,
+          vectorType: index.vectorType,
+        });
+        return body;
+      };
+      plane.post('/describe_index_stats', stats);
+      plane.get('/describe_index_stats', stats);
+
+      plane.get('/namespaces', async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>) => {
+        const version = versionOf(request);
+        const { page, total } = vectors.namespaces(indexOf(request), request.query, (ns) =>
+          displayNamespace(ns, version),
+        );
+        const body: Record<string, unknown> = {
+          namespaces: page.items.map((n) => ({ name: n.name, record_count: String(n.count) })),
+        };
+        if (page.next) body.pagination = { next: page.next };
+        body.total_count = total;
+        return body;
+      });
+
+      plane.post('/namespaces', async (request) => {
+        const ns = vectors.createNamespace(indexOf(request), request.body);
+        return { name: ns, record_count: '0' };
+      });
+
+      plane.get('/namespaces/:namespace', async (request: FastifyRequest<{ Params: Params }>) => {
+        const name = request.params.namespace ?? '';
+        const { count } = vectors.describeNamespace(indexOf(request), name);
+        return { name: displayNamespace(name === '__default__' ? '' : name, versionOf(request)), record_count: String(count) };
+      });
+
+      plane.delete('/namespaces/:namespace', async (request: FastifyRequest<{ Params: Params }>) => {
+        vectors.deleteNamespace(indexOf(request), request.params.namespace ?? '');
+        return {};
+      });
+    },
+    { prefix: '/svc/:indexHost' },
+  );
+}

@@ -1,0 +1,98 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  float32ArrayToJson,
+  float32ToShortest,
+  isFinite32,
+  toFloat32Array,
+} from '../../src/engine/float32.js';
+
+test('toFloat32Array rounds each value to float32', () => {
+  const a = toFloat32Array([0.1, -2, 1 / 3]);
+  assert.ok(a instanceof Float32Array);
+  assert.deepEqual(Array.from(a), [Math.fround(0.1), -2, Math.fround(1 / 3)]);
+  assert.equal(toFloat32Array([]).length, 0);
+});
+
+test('isFinite32 judges the value after rounding to float32', () => {
+  assert.equal(isFinite32(0), true);
+  assert.equal(isFinite32(-1.5), true);
+  assert.equal(isFinite32(3.4028234663852886e38), true); // the largest float32
+  assert.equal(isFinite32(3.4028235e38), true); // rounds down to it
+  assert.equal(isFinite32(1e39), false);
+  assert.equal(isFinite32(-1e39), false);
+  assert.equal(isFinite32(1e300), false);
+  assert.equal(isFinite32(Number.NaN), false);
+  assert.equal(isFinite32(Number.POSITIVE_INFINITY), false);
+  assert.equal(isFinite32(1e-50), true); // underflows to 0, which is finite
+});
+
+test('float32ToShortest prints the shortest decimal that reads back as the same float32', () => {
+  const cases: [number, number][] = [
+    [Math.fround(0.1), 0.1],
+    [Math.fround(1 / 3), 0.33333334],
+    [Math.fround(1e-45), 1e-45], // the smallest subnormal
+    [3.4028234663852886e38, 3.4028235e38], // the largest float32
+    [Math.fround(-0.1), -0.1],
+    [1, 1],
+    [Math.fround(123456.789), 123456.79],
+    [Math.fround(16777217), 16777216],
+  ];
+  for (const [input, expected] of cases) {
+    assert.equal(float32ToShortest(input), expected, `shortest form of ${input}`);
+  }
+  assert.equal(String(float32ToShortest(Math.fround(0.1))), '0.1');
+});
+
+test('float32ToShortest keeps -0, 0 and the non-finite values', () => {
+  assert.ok(Object.is(float32ToShortest(-0), -0));
+  assert.ok(Object.is(float32ToShortest(0), 0));
+  assert.ok(Number.isNaN(float32ToShortest(Number.NaN)));
+  assert.equal(float32ToShortest(Number.NEGATIVE_INFINITY), Number.NEGATIVE_INFINITY);
+});
+
+test('float32ToShortest rounds an unrounded float64 to float32 first', () => {
+  assert.equal(float32ToShortest(0.10000000149011612), 0.1);
+  assert.equal(float32ToShortest(0.1), 0.1);
+});
+
+test('10,000 random float32 values round-trip through their shortest form', () => {
+  // A deterministic generator, so a failure reproduces.
+  let state = 0x12345678;
+  const next = (): number => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return state >>> 0;
+  };
+  const bits = new Uint32Array(1);
+  const asFloat = new Float32Array(bits.buffer);
+  let checked = 0;
+  for (let i = 0; i < 10_000; i++) {
+    bits[0] = next(); // every bit pattern: subnormals, huge and tiny exponents, both signs
+    const x = asFloat[0];
+    if (!Number.isFinite(x)) continue;
+    const shortest = float32ToShortest(x);
+    assert.ok(Object.is(Math.fround(shortest), x), `${x} printed as ${shortest}`);
+    // Through JSON text too, as the wire sends it (JSON has no -0).
+    const reread = Math.fround(JSON.parse(JSON.stringify(shortest)) as number);
+    assert.equal(reread, x);
+    checked++;
+  }
+  assert.ok(checked > 9_000);
+  // Ordinary magnitudes as well: values a user would send.
+  for (let i = 0; i < 10_000; i++) {
+    const x = Math.fround((next() / 0xffffffff - 0.5) * 10 ** ((next() % 12) - 6));
+    const shortest = float32ToShortest(x);
+    assert.ok(Object.is(Math.fround(shortest), x), `${x} printed as ${shortest}`);
+    const significand = shortest.toExponential().split('e')[0].replace(/[-.]/g, '');
+    assert.ok(significand.length <= 9, `${shortest} has more than 9 significant digits`);
+  }
+});
+
+test('float32ArrayToJson maps every element to its shortest form', () => {
+  const a = Float32Array.from([0.1, 0.2, 0.3, -1e-45]);
+  assert.deepEqual(float32ArrayToJson(a), [0.1, 0.2, 0.3, -1e-45]);
+  assert.equal(JSON.stringify(float32ArrayToJson(a)), '[0.1,0.2,0.3,-1e-45]');
+  assert.deepEqual(float32ArrayToJson(new Float32Array(0)), []);
+});
