@@ -102,7 +102,13 @@ export class IndexRegistry implements IndexStorage, JobHandlers {
     const entry: OpenIndex = { store: RecordStore.open(dir), loaded: false, purging: false };
     this.open.set(index.id, entry);
     const started = Date.now();
-    await this.engine.open(index.id, dir, shapeOf(index));
+    try {
+      await this.engine.open(index.id, dir, shapeOf(index));
+    } catch (err) {
+      // The records stay on disk; the index answers 503 until a restart loads it.
+      this.log.error({ err, index: index.name, indexId: index.id }, 'loading index failed');
+      return;
+    }
     entry.loaded = true;
     const count = entry.store.totalCount();
     if (count > 0) this.log.info({ index: index.name, records: count, ms: Date.now() - started }, 'index loaded');

@@ -2,9 +2,13 @@
 // and return at once (messages keep their order, so the next query sees them); reads
 // and loads are request/response.
 import { Worker } from 'node:worker_threads';
+import { unavailable } from '../errors.js';
 import type { EngineMatch, EngineQuery, EngineRequest, EngineResponse } from './engine-protocol.js';
 import type { IndexShape } from './metric.js';
 import type { Change } from './record-store.js';
+
+/** Stored data is intact (the stores are durable); only search is down until a restart. */
+const searchUnavailable = (): Error => unavailable('The search engine failed; restart Conifer to rebuild it.', 30);
 
 type Pending = { resolve: (value: unknown) => void; reject: (err: Error) => void };
 
@@ -36,9 +40,13 @@ export class EngineClient {
     return this.request({ op: 'close', indexId }) as Promise<void>;
   }
 
+  /**
+   * Never throws: it runs after a write committed, and a write that committed must not
+   * answer 5xx (decision 3). A failed engine is reported by the next read instead.
+   */
   apply(indexId: string, changes: Change[]): void {
-    if (changes.length === 0) return;
-    this.post({ op: 'apply', indexId, changes });
+    if (changes.length === 0 || this.failure) return;
+    this.worker.postMessage({ op: 'apply', indexId, changes } satisfies EngineRequest);
   }
 
   query(indexId: string, query: EngineQuery): Promise<EngineMatch[]> {
@@ -57,15 +65,10 @@ export class EngineClient {
   private request(msg: WithoutReqId<EngineRequest>): Promise<unknown> {
     const reqId = this.nextReqId++;
     return new Promise((resolve, reject) => {
-      if (this.failure) return reject(this.failure);
+      if (this.failure) return reject(searchUnavailable());
       this.pending.set(reqId, { resolve, reject });
-      this.post({ ...msg, reqId } as EngineRequest);
+      this.worker.postMessage({ ...msg, reqId } as EngineRequest);
     });
-  }
-
-  private post(msg: EngineRequest): void {
-    if (this.failure) throw this.failure;
-    this.worker.postMessage(msg);
   }
 
   private onMessage(msg: EngineResponse): void {
@@ -84,7 +87,7 @@ export class EngineClient {
     if (this.failure) return;
     this.failure = err;
     this.log.error({ err }, 'engine worker failed; search is unavailable until restart');
-    for (const p of this.pending.values()) p.reject(err);
+    for (const p of this.pending.values()) p.reject(searchUnavailable());
     this.pending.clear();
   }
 }

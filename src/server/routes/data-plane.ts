@@ -5,6 +5,7 @@ import type { IndexRow } from '../../catalog/indexes.js';
 import type { VectorService } from '../../data/vector-service.js';
 import { invalid, notFound, unavailable } from '../../errors.js';
 import { UPSERT_MAX_BYTES } from '../../limits.js';
+import { float32ToShortest } from '../../engine/float32.js';
 import type { ServerContext } from '../context.js';
 import { projectOf, versionOf } from '../request-context.js';
 import { displayNamespace, recordJson } from '../serializers/vector-json.js';
@@ -104,7 +105,8 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         const body = {
           results: [],
           matches: matches.map((m) => {
-            const out: Record<string, unknown> = { id: m.id, score: m.score };
+            // Scores are float32 on Pinecone's wire; float64 noise (0.9999999999999998) is not.
+            const out: Record<string, unknown> = { id: m.id, score: float32ToShortest(m.score) };
             if (m.record) {
               const r = recordJson(m.record);
               if (m.record.values || m.record.sparse) out.values = r.values;
