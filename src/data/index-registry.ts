@@ -41,14 +41,18 @@ export class IndexRegistry implements IndexStorage, JobHandlers {
     private readonly log: RegistryLog,
   ) {}
 
-  /** Creates the empty storage of a new index (inside its catalog transaction). */
+  /**
+   * Creates the empty storage of a new index (inside its catalog transaction). It is
+   * usable at once (decision 10): the worker handles the open message before any change
+   * or query posted after it, so nothing needs to wait for the load to finish.
+   */
   create(index: IndexRow): void {
-    this.openIndex(index);
+    void this.openIndex(index, true);
   }
 
   /** Opens and loads every index; resolves when all are searchable (GET /ready). */
   async recover(indexes: IndexRow[]): Promise<void> {
-    await Promise.all(indexes.map((index) => this.openIndex(index)));
+    await Promise.all(indexes.map((index) => this.openIndex(index, false)));
   }
 
   /** The store of a loaded index; 503 while it is still loading. */
@@ -97,21 +101,28 @@ export class IndexRegistry implements IndexStorage, JobHandlers {
     this.open.clear();
   }
 
-  private async openIndex(index: IndexRow): Promise<void> {
+  /** Never rejects: a failure is logged and the index answers 503 until a restart. */
+  private async openIndex(index: IndexRow, usableAtOnce: boolean): Promise<void> {
     const dir = indexDir(this.dataDir, index.id);
-    const entry: OpenIndex = { store: RecordStore.open(dir), loaded: false, purging: false };
+    const entry: OpenIndex = { store: RecordStore.open(dir), loaded: usableAtOnce, purging: false };
     this.open.set(index.id, entry);
     const started = Date.now();
     try {
       await this.engine.open(index.id, dir, shapeOf(index));
     } catch (err) {
-      // The records stay on disk; the index answers 503 until a restart loads it.
+      entry.loaded = false;
       this.log.error({ err, index: index.name, indexId: index.id }, 'loading index failed');
       return;
     }
+    // Closed (shutdown) or deleted while it loaded: the store is no longer ours to use.
+    if (this.closed || this.open.get(index.id) !== entry) return;
     entry.loaded = true;
-    const count = entry.store.totalCount();
-    if (count > 0) this.log.info({ index: index.name, records: count, ms: Date.now() - started }, 'index loaded');
+    if (!usableAtOnce) {
+      this.log.info(
+        { index: index.name, records: entry.store.totalCount(), ms: Date.now() - started },
+        'index loaded',
+      );
+    }
     this.schedulePurge(index.id);
   }
 }

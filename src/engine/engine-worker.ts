@@ -35,8 +35,9 @@ function handle(msg: EngineRequest): unknown {
       indexes.delete(msg.indexId);
       return null;
     case 'apply': {
-      const engine = index(msg.indexId);
-      for (const change of msg.changes) engine.apply(change);
+      // Changes for an index closed meanwhile (deleted) have nowhere to go.
+      const engine = indexes.get(msg.indexId);
+      if (engine) for (const change of msg.changes) engine.apply(change);
       return undefined;
     }
     case 'query':
