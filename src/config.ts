@@ -2,6 +2,8 @@
 // CONIFER_DATA_DIR and so on). Read once at start; everything downstream receives a Config.
 import { resolve } from 'node:path';
 import {
+  DEFAULT_QUOTA_BACKUPS,
+  DEFAULT_QUOTA_COLLECTIONS,
   DEFAULT_QUOTA_PODS,
   DEFAULT_QUOTA_SERVERLESS_INDEXES,
   DEFAULT_RESPONSE_CAP_BYTES,
@@ -25,6 +27,8 @@ export interface Config {
   podEnvironments: string[];
   quotaServerlessIndexes: number;
   quotaPods: number;
+  quotaCollections: number;
+  quotaBackups: number;
   responseCapBytes: number;
   /** How long a configure change shows its transitional state (ScalingUp…) before Ready. */
   scalingDelayMs: number;
@@ -59,6 +63,8 @@ export const SETTINGS = {
   podEnvironments: ['CONIFER_POD_ENVIRONMENTS', 'pod-environments'],
   quotaServerlessIndexes: ['CONIFER_QUOTA_SERVERLESS_INDEXES', 'quota-serverless-indexes'],
   quotaPods: ['CONIFER_QUOTA_PODS', 'quota-pods'],
+  quotaCollections: ['CONIFER_QUOTA_COLLECTIONS', 'quota-collections'],
+  quotaBackups: ['CONIFER_QUOTA_BACKUPS', 'quota-backups'],
   responseCapBytes: ['CONIFER_MAX_RESPONSE_BYTES', 'max-response-bytes'],
   scalingDelayMs: ['CONIFER_SCALING_DELAY_MS', 'scaling-delay-ms'],
 } as const satisfies Record<keyof Config, readonly [string, string]>;
@@ -101,6 +107,8 @@ export function loadConfig(
     podEnvironments: splitList(get('podEnvironments') ?? DEFAULT_POD_ENVIRONMENTS),
     quotaServerlessIndexes: int('quotaServerlessIndexes', DEFAULT_QUOTA_SERVERLESS_INDEXES, 0),
     quotaPods: int('quotaPods', DEFAULT_QUOTA_PODS, 0),
+    quotaCollections: int('quotaCollections', DEFAULT_QUOTA_COLLECTIONS, 0),
+    quotaBackups: int('quotaBackups', DEFAULT_QUOTA_BACKUPS, 0),
     responseCapBytes: int('responseCapBytes', DEFAULT_RESPONSE_CAP_BYTES, 1024),
     scalingDelayMs: int('scalingDelayMs', 0, 0),
   };

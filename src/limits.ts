@@ -26,6 +26,12 @@ export const DEFAULT_RESPONSE_CAP_BYTES = 4 * 1024 * 1024;
 /** Project quotas: finite by default, raised by configuration. */
 export const DEFAULT_QUOTA_SERVERLESS_INDEXES = 100;
 export const DEFAULT_QUOTA_PODS = 100;
+export const DEFAULT_QUOTA_COLLECTIONS = 100;
+export const DEFAULT_QUOTA_BACKUPS = 500;
+
+/** Backup and restore-job list pages (the interface: 1-100, default 10). */
+export const BACKUP_PAGE_DEFAULT = 10;
+export const BACKUP_PAGE_MAX = 100;
 
 /** Data plane (Pinecone's limits, pinecone-wire.md §5). */
 export const VECTOR_ID_MAX_LENGTH = 512;

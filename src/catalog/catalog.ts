@@ -1,6 +1,8 @@
 // The catalog: one SQLite database holding projects, keys, indexes and durable jobs.
 import type { Db } from './database.js';
 import { openCatalogDb } from './database.js';
+import { Backups } from './backups.js';
+import { Collections } from './collections.js';
 import { Indexes } from './indexes.js';
 import { Jobs } from './jobs.js';
 import { Projects } from './projects.js';
@@ -9,11 +11,15 @@ export class Catalog {
   readonly projects: Projects;
   readonly indexes: Indexes;
   readonly jobs: Jobs;
+  readonly collections: Collections;
+  readonly backups: Backups;
 
   private constructor(private readonly db: Db) {
     this.projects = new Projects(db);
     this.indexes = new Indexes(db);
     this.jobs = new Jobs(db);
+    this.collections = new Collections(db);
+    this.backups = new Backups(db);
   }
 
   static open(dataDir: string): Catalog {

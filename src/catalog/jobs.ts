@@ -3,7 +3,7 @@
 import type { Db } from './database.js';
 import { nowIso } from './ids.js';
 
-export type JobKind = 'finish-scaling' | 'remove-index-files';
+export type JobKind = 'finish-scaling' | 'remove-index-files' | 'remove-collection' | 'remove-backup-files';
 
 export interface Job {
   id: number;

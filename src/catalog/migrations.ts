@@ -45,4 +45,63 @@ export const MIGRATIONS: readonly string[] = [
     created_at TEXT NOT NULL
   );
   `,
+  `
+  -- Collections and backups are copies of an index's records taken at one point in
+  -- time, stored under collections/<id>/ and backups/<id>/. Status Initializing until
+  -- the copy is complete; a copy interrupted by a restart is marked Failed.
+  CREATE TABLE collections (
+    id           TEXT PRIMARY KEY,
+    project_id   TEXT NOT NULL REFERENCES projects(id),
+    name         TEXT NOT NULL,
+    source_index_id   TEXT NOT NULL,
+    source_index_name TEXT NOT NULL,
+    environment  TEXT NOT NULL,
+    dimension    INTEGER,
+    metric       TEXT NOT NULL,
+    vector_type  TEXT NOT NULL,
+    status       TEXT NOT NULL,
+    size         INTEGER NOT NULL DEFAULT 0,
+    vector_count INTEGER NOT NULL DEFAULT 0,
+    created_at   TEXT NOT NULL,
+    UNIQUE (project_id, name)
+  );
+  -- seq orders listings newest first and is the key of their page tokens.
+  CREATE TABLE backups (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    id           TEXT NOT NULL UNIQUE,
+    project_id   TEXT NOT NULL REFERENCES projects(id),
+    name         TEXT NOT NULL,
+    description  TEXT NOT NULL,
+    source_index_id   TEXT NOT NULL,
+    source_index_name TEXT NOT NULL,
+    cloud        TEXT NOT NULL,
+    region       TEXT NOT NULL,
+    dimension    INTEGER,
+    metric       TEXT NOT NULL,
+    vector_type  TEXT NOT NULL,
+    schema       TEXT NOT NULL,
+    tags         TEXT NOT NULL,
+    status       TEXT NOT NULL,
+    namespace_count INTEGER NOT NULL DEFAULT 0,
+    record_count INTEGER NOT NULL DEFAULT 0,
+    size_bytes   INTEGER NOT NULL DEFAULT 0,
+    created_at   TEXT NOT NULL
+  );
+  CREATE INDEX backups_by_index ON backups (project_id, source_index_name, seq);
+  -- A restore loads a backup or collection into a new index (state Initializing).
+  -- Sources are immutable, so an interrupted restore simply starts again.
+  CREATE TABLE restore_jobs (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    id           TEXT NOT NULL UNIQUE,
+    project_id   TEXT NOT NULL REFERENCES projects(id),
+    source_kind  TEXT NOT NULL,
+    source_id    TEXT NOT NULL,
+    target_index_id   TEXT NOT NULL,
+    target_index_name TEXT NOT NULL,
+    status       TEXT NOT NULL,
+    percent_complete REAL NOT NULL DEFAULT 0,
+    created_at   TEXT NOT NULL,
+    completed_at TEXT
+  );
+  `,
 ];

@@ -6,3 +6,5 @@ export const lockFile = (dataDir: string): string => join(dataDir, 'conifer.lock
 export const initialKeyFile = (dataDir: string): string => join(dataDir, 'initial-api-key');
 export const indexesDir = (dataDir: string): string => join(dataDir, 'indexes');
 export const indexDir = (dataDir: string, indexId: string): string => join(dataDir, 'indexes', indexId);
+export const collectionDir = (dataDir: string, id: string): string => join(dataDir, 'collections', id);
+export const backupDir = (dataDir: string, id: string): string => join(dataDir, 'backups', id);

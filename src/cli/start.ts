@@ -9,7 +9,11 @@ import { initialKeyFile } from '../catalog/paths.js';
 import { newApiKeySecret } from '../catalog/ids.js';
 import type { Config } from '../config.js';
 import { IndexService } from '../control/index-service.js';
+import { BackupService } from '../control/backup-service.js';
+import { CollectionService } from '../control/collection-service.js';
 import { JobRunner } from '../control/job-runner.js';
+import { RestoreRunner } from '../control/restore-runner.js';
+import { Copies } from '../data/copies.js';
 import { IndexRegistry } from '../data/index-registry.js';
 import { VectorService } from '../data/vector-service.js';
 import { EngineClient } from '../engine/engine-client.js';
@@ -26,10 +30,21 @@ export async function start(config: Config): Promise<void> {
   let ready = false;
   const engine = new EngineClient(log);
   const registry = new IndexRegistry(config.dataDir, engine, log);
-  const runner = new JobRunner(catalog, registry, log);
-  const indexes = new IndexService(config, catalog, registry, runner);
+  const copies = new Copies(config.dataDir, registry, log);
+  const runner = new JobRunner(
+    catalog,
+    {
+      removeIndexFiles: (id) => registry.removeIndexFiles(id),
+      removeCopyFiles: (kind, id) => copies.removeFiles(kind, id),
+    },
+    log,
+  );
+  const restorer = new RestoreRunner(catalog, copies, log);
+  const indexes = new IndexService(config, catalog, registry, runner, restorer);
+  const collections = new CollectionService(config, catalog, copies, runner, log);
+  const backups = new BackupService(config, catalog, indexes, copies, restorer, runner, log);
   const vectors = new VectorService(registry);
-  const app = buildApp({ config, catalog, indexes, vectors, isReady: () => ready }, log);
+  const app = buildApp({ config, catalog, indexes, collections, backups, vectors, isReady: () => ready }, log);
 
   const address = await app.listen({ host: config.host, port: config.port });
   process.stdout.write(`Conifer listening on ${address} (data directory ${config.dataDir})\n`);
@@ -59,8 +74,11 @@ export async function start(config: Config): Promise<void> {
 
   // Recovery while listening: unfinished jobs first (a deleted index's files must not be
   // loaded), then every index into the engine. Until then /ready answers 503.
+  collections.failInterrupted();
+  backups.failInterrupted();
   await runner.start();
-  await registry.recover(catalog.indexes.listAll());
+  await registry.recover(catalog.indexes.listAll().filter((i) => i.state !== 'Initializing'));
+  restorer.resume();
   ready = true;
   log.info('ready');
 }

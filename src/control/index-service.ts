@@ -3,11 +3,12 @@
 // scaling change settling, files of a deleted index being removed) is a durable job.
 import type { Catalog } from '../catalog/catalog.js';
 import { randomAlnum, newId, nowIso } from '../catalog/ids.js';
+import type { CollectionRow } from '../catalog/collections.js';
 import type { IndexRow, IndexSpec, IndexState, PodSpec, ServerlessSpec } from '../catalog/indexes.js';
 import { isPodSpec } from '../catalog/indexes.js';
 import type { Project } from '../catalog/projects.js';
 import type { Config } from '../config.js';
-import { conflict, invalid, notFound, paymentRequired, forbidden } from '../errors.js';
+import { conflict, failedPrecondition, invalid, notFound, paymentRequired, forbidden } from '../errors.js';
 import type { ConfigureIndexBody, CreateIndexBody } from './index-bodies.js';
 import {
   checkCloudRegion,
@@ -25,6 +26,7 @@ import {
   checkVectorType,
 } from './index-rules.js';
 import { checkPodQuota, checkServerlessQuota, podsUsed } from './quotas.js';
+import type { RestoreRunner } from './restore-runner.js';
 
 /** What the index service needs of index storage (implemented by the data plane). */
 export interface IndexStorage {
@@ -43,6 +45,7 @@ export class IndexService {
     private readonly catalog: Catalog,
     private readonly storage: IndexStorage,
     private readonly jobs: JobScheduler,
+    private readonly restorer: RestoreRunner,
   ) {}
 
   list(project: Project): IndexRow[] {
@@ -65,6 +68,7 @@ export class IndexService {
     const tags = body.tags ?? {};
     checkTags(tags, false);
     const spec = this.checkSpec(body.spec);
+    const source = this.sourceCollection(project, body.spec, dimension);
 
     const index: IndexRow = {
       id: newId(),
@@ -77,19 +81,57 @@ export class IndexService {
       deletionProtection,
       tags,
       spec,
-      state: 'Ready',
+      // Decision 10: an empty index is usable at once; one built from a collection
+      // is Initializing until its records are loaded.
+      state: source ? 'Initializing' : 'Ready',
       createdAt: nowIso(),
     };
-    this.catalog.transaction(() => {
-      if (this.catalog.indexes.get(project.id, name)) throw conflict(`Resource already exists: index ${name}.`);
-      const existing = this.catalog.indexes.list(project.id);
-      if (isPodSpec(spec)) checkPodQuota(this.config, existing, null, podsUsed(spec.pod));
-      else checkServerlessQuota(this.config, existing);
-      this.catalog.indexes.insert(index);
-      // Last, so a failure here rolls the catalog row back with it.
-      this.storage.create(index);
+    const restore = this.catalog.transaction(() => {
+      this.insertChecked(project, index);
+      if (!source) {
+        // Last, so a failure here rolls the catalog row back with it.
+        this.storage.create(index);
+        return undefined;
+      }
+      return this.restorer.record(project, 'collection', source.id, index);
     });
+    if (restore) this.restorer.start(restore, index);
     return index;
+  }
+
+  /** Inserts a new index row after the name and quota checks (inside a transaction). */
+  insertChecked(project: Project, index: IndexRow): void {
+    if (this.catalog.indexes.get(project.id, index.name)) {
+      throw conflict(`Resource already exists: index ${index.name}.`);
+    }
+    const existing = this.catalog.indexes.list(project.id);
+    if (isPodSpec(index.spec)) checkPodQuota(this.config, existing, null, podsUsed(index.spec.pod));
+    else checkServerlessQuota(this.config, existing);
+    this.catalog.indexes.insert(index);
+  }
+
+  /** The collection named by spec.*.source_collection, checked against the new index. */
+  private sourceCollection(
+    project: Project,
+    spec: CreateIndexBody['spec'],
+    dimension: number | null,
+  ): CollectionRow | undefined {
+    const field = spec.pod ? 'spec.pod' : 'spec.serverless';
+    const name = spec.pod?.source_collection ?? spec.serverless?.source_collection;
+    if (name === undefined) return undefined;
+    const collection = this.catalog.collections.get(project.id, name);
+    if (!collection || collection.status === 'Terminating') {
+      throw notFound(`${field}.source_collection: collection ${name} not found`);
+    }
+    if (collection.status !== 'Ready') {
+      throw invalid(`${field}.source_collection: collection ${name} is ${collection.status}, not Ready`);
+    }
+    if (collection.dimension !== dimension) {
+      throw invalid(
+        `dimension ${dimension ?? '(none)'} does not match the dimension ${collection.dimension} of collection ${name}`,
+      );
+    }
+    return collection;
   }
 
   configure(project: Project, name: string, body: ConfigureIndexBody): IndexRow {
@@ -136,6 +178,13 @@ export class IndexService {
   delete(project: Project, name: string): void {
     this.catalog.transaction(() => {
       const index = this.describe(project, name);
+      const pending = this.catalog.collections.pendingFrom(index.id);
+      if (pending.length > 0) {
+        throw failedPrecondition(
+          `Unable to delete index ${name}: there are pending collections for this index: ` +
+            `[${pending.map((c) => `'${c.name}'`).join(', ')}]. Retry when they are Ready.`,
+        );
+      }
       if (index.deletionProtection === 'enabled') {
         throw forbidden(
           `Deletion protection is enabled for index ${name}. Disable deletion protection ` +
@@ -166,7 +215,7 @@ export class IndexService {
         },
       };
       if (s.schema !== undefined) out.serverless.schema = checkMetadataSchema('spec.serverless.schema', s.schema);
-      if (s.source_collection !== undefined) throw this.unknownCollection('spec.serverless', s.source_collection);
+      if (s.source_collection !== undefined) out.serverless.source_collection = s.source_collection;
       return out;
     }
     const p = spec.pod!;
@@ -181,13 +230,8 @@ export class IndexService {
       },
     };
     if (p.metadata_config !== undefined) out.pod.metadata_config = { indexed: [...p.metadata_config.indexed] };
-    if (p.source_collection !== undefined) throw this.unknownCollection('spec.pod', p.source_collection);
+    if (p.source_collection !== undefined) out.pod.source_collection = p.source_collection;
     return out;
-  }
-
-  /** Collections arrive with their own issue; until then no name resolves. */
-  private unknownCollection(field: string, name: string): Error {
-    return notFound(`${field}.source_collection: collection ${name} not found`);
   }
 
   private checkProtectionPatch(body: ConfigureIndexBody): IndexRow['deletionProtection'] | undefined {
@@ -230,7 +274,7 @@ export class IndexService {
   }
 }
 
-function requireActive(project: Project): void {
+export function requireActive(project: Project): void {
   if (project.suspended) {
     throw paymentRequired(
       `Project ${project.name} is suspended; resume it (conifer projects resume ${project.name}) to make changes.`,

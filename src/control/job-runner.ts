@@ -8,6 +8,8 @@ import type { JobScheduler } from './index-service.js';
 export interface JobHandlers {
   /** Removes everything stored for a deleted index. */
   removeIndexFiles(indexId: string): Promise<void>;
+  /** Removes a collection's or backup's files; throws while a copy still uses them. */
+  removeCopyFiles(kind: 'collection' | 'backup', id: string): Promise<void>;
 }
 
 export interface JobLog {
@@ -94,6 +96,14 @@ export class JobRunner implements JobScheduler {
       }
       case 'remove-index-files':
         await this.handlers.removeIndexFiles(job.target);
+        return;
+      case 'remove-collection':
+        // The row stays (status Terminating) until its files are gone.
+        await this.handlers.removeCopyFiles('collection', job.target);
+        this.catalog.collections.delete(job.target);
+        return;
+      case 'remove-backup-files':
+        await this.handlers.removeCopyFiles('backup', job.target);
         return;
     }
   }

@@ -6,11 +6,11 @@ import { rm } from 'node:fs/promises';
 import type { IndexRow } from '../catalog/indexes.js';
 import { indexDir } from '../catalog/paths.js';
 import type { IndexStorage } from '../control/index-service.js';
-import type { JobHandlers } from '../control/job-runner.js';
 import type { EngineClient } from '../engine/engine-client.js';
 import type { IndexShape } from '../engine/metric.js';
 import { RecordStore } from '../engine/record-store.js';
 import { unavailable } from '../errors.js';
+import { isCopyActive } from './snapshot-copy.js';
 
 /** Rows freed per purge step; each step is one short transaction between requests. */
 const PURGE_ROWS_PER_STEP = 2000;
@@ -31,7 +31,7 @@ export const shapeOf = (index: IndexRow): IndexShape => ({
   metric: index.metric,
 });
 
-export class IndexRegistry implements IndexStorage, JobHandlers {
+export class IndexRegistry implements IndexStorage {
   private readonly open = new Map<string, OpenIndex>();
   private closed = false;
 
@@ -53,6 +53,12 @@ export class IndexRegistry implements IndexStorage, JobHandlers {
   /** Opens and loads every index; resolves when all are searchable (GET /ready). */
   async recover(indexes: IndexRow[]): Promise<void> {
     await Promise.all(indexes.map((index) => this.openIndex(index, false)));
+  }
+
+  /** Opens and loads one index whose storage was filled by a restore. */
+  async load(index: IndexRow): Promise<void> {
+    await this.openIndex(index, false);
+    if (!this.open.get(index.id)?.loaded) throw new Error(`index ${index.name} could not be loaded`);
   }
 
   /** The store of a loaded index; 503 while it is still loading. */
@@ -85,6 +91,9 @@ export class IndexRegistry implements IndexStorage, JobHandlers {
   }
 
   async removeIndexFiles(indexId: string): Promise<void> {
+    if (isCopyActive(indexDir(this.dataDir, indexId))) {
+      throw new Error(`index ${indexId} is being copied; its files are removed afterwards`);
+    }
     const entry = this.open.get(indexId);
     if (entry) {
       this.open.delete(indexId);

@@ -149,7 +149,9 @@ export class VectorSet {
         const s = this.sparse[slot];
         if (s) for (let i = 0; i < s.indices.length; i++) score += (qSparse.get(s.indices[i]) ?? 0) * s.values[i];
       }
-      const rank = euclidean ? -score : score;
+      // Rank on the float32 score that goes on the wire, so scores a client sees as
+      // equal are ties, ordered by id (decision 7).
+      const rank = Math.fround(euclidean ? -score : score);
       if (top.admits(rank)) top.offer(slot, this.ids[slot], rank);
     }
     return top.sorted().map((r) => ({ slot: r.slot, id: r.id, score: euclidean ? -r.rank : r.rank }));

@@ -8,6 +8,7 @@ import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_PARAM_LENGTH } from '../limits.
 import { registerAuth } from './auth.js';
 import type { ServerContext } from './context.js';
 import { errorBody, planeOf, sendError } from './error-mapper.js';
+import { copyRoutes } from './routes/copies.js';
 import { dataPlaneRoutes } from './routes/data-plane.js';
 import { indexRoutes } from './routes/indexes.js';
 import { systemRoutes } from './routes/system.js';
@@ -76,6 +77,7 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
 
   systemRoutes(app, ctx);
   indexRoutes(app, ctx);
+  copyRoutes(app, ctx);
   dataPlaneRoutes(app, ctx, ctx.vectors);
   return app;
 }

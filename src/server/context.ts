@@ -1,6 +1,8 @@
 // What the HTTP layer is given: configuration and the services it calls.
 import type { Catalog } from '../catalog/catalog.js';
 import type { Config } from '../config.js';
+import type { BackupService } from '../control/backup-service.js';
+import type { CollectionService } from '../control/collection-service.js';
 import type { IndexService } from '../control/index-service.js';
 import type { VectorService } from '../data/vector-service.js';
 
@@ -8,6 +10,8 @@ export interface ServerContext {
   config: Config;
   catalog: Catalog;
   indexes: IndexService;
+  collections: CollectionService;
+  backups: BackupService;
   vectors: VectorService;
   /** True once every index has been recovered (GET /ready). */
   isReady(): boolean;

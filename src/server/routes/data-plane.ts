@@ -46,6 +46,9 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         const index = ctx.catalog.indexes.getByHost(projectOf(request).id, request.params.indexHost);
         if (!index) throw notFound(`Index host ${request.params.indexHost} not found for this API key's project.`);
         if (index.state === 'Initializing') throw unavailable(`Index ${index.name} is initializing; retry shortly.`, 1);
+        if (index.state === 'InitializationFailed') {
+          throw unavailable(`Index ${index.name} failed to initialize; delete it and create it again.`, 60);
+        }
         request.index = index;
       });
 

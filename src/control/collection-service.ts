@@ -1,0 +1,124 @@
+// Collections: point-in-time copies of pod indexes (decision 10: Initializing until the
+// copy is complete, then Ready; delete shows Terminating until the files are gone).
+import type { Catalog } from '../catalog/catalog.js';
+import type { CollectionRow } from '../catalog/collections.js';
+import { newId, nowIso } from '../catalog/ids.js';
+import { isPodSpec, type IndexRow } from '../catalog/indexes.js';
+import type { Project } from '../catalog/projects.js';
+import type { Config } from '../config.js';
+import { conflict, forbidden, invalid, notFound } from '../errors.js';
+import type { JobScheduler } from './index-service.js';
+import { requireActive } from './index-service.js';
+import { checkName } from './index-rules.js';
+
+/** What a service needs to copy an index's records at this moment. */
+export interface IndexSnapshotter {
+  snapshotIndex(
+    index: IndexRow,
+    kind: 'collection' | 'backup',
+    id: string,
+  ): { pinned: Promise<unknown>; done: Promise<{ records: number; namespaces: number; bytes: number }> };
+}
+
+export interface CopyLog {
+  info(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export class CollectionService {
+  constructor(
+    private readonly config: Config,
+    private readonly catalog: Catalog,
+    private readonly copies: IndexSnapshotter,
+    private readonly jobs: JobScheduler,
+    private readonly log: CopyLog,
+  ) {}
+
+  list(project: Project): CollectionRow[] {
+    return this.catalog.collections.list(project.id);
+  }
+
+  describe(project: Project, name: string): CollectionRow {
+    const c = this.catalog.collections.get(project.id, name);
+    if (!c) throw notFound(`Collection ${name} not found.`);
+    return c;
+  }
+
+  /** Answers once the copy's content is fixed (the snapshot is pinned), before it is complete. */
+  async create(project: Project, body: { name: string; source: string }): Promise<CollectionRow> {
+    requireActive(project);
+    const name = checkName('name', body.name);
+    const row = this.catalog.transaction(() => {
+      if (this.catalog.collections.get(project.id, name)) throw conflict(`Resource already exists: collection ${name}.`);
+      const index = this.catalog.indexes.get(project.id, body.source);
+      if (!index) throw invalid(`source ${JSON.stringify(body.source)} is not an index of this project`);
+      if (!isPodSpec(index.spec)) {
+        throw invalid(`source ${body.source} is a serverless index: serverless indexes do not support collections (use a backup)`);
+      }
+      const count = this.catalog.collections.list(project.id).length;
+      if (count >= this.config.quotaCollections) {
+        throw forbidden(
+          `collection quota exceeded: the project has ${count} of ${this.config.quotaCollections} allowed ` +
+            '(CONIFER_QUOTA_COLLECTIONS). Delete a collection or raise the quota.',
+        );
+      }
+      const c: CollectionRow = {
+        id: newId(),
+        projectId: project.id,
+        name,
+        sourceIndexId: index.id,
+        sourceIndexName: index.name,
+        environment: index.spec.pod.environment,
+        dimension: index.dimension,
+        metric: index.metric,
+        vectorType: index.vectorType,
+        status: 'Initializing',
+        size: 0,
+        vectorCount: 0,
+        createdAt: nowIso(),
+      };
+      this.catalog.collections.insert(c);
+      return { row: c, index };
+    });
+    const copy = this.copies.snapshotIndex(row.index, 'collection', row.row.id);
+    try {
+      await copy.pinned;
+    } catch (err) {
+      this.catalog.collections.delete(row.row.id);
+      throw err;
+    }
+    copy.done.then(
+      (result) => {
+        const current = this.catalog.collections.getById(row.row.id);
+        if (current?.status !== 'Initializing') return; // deleted meanwhile
+        this.catalog.collections.update(row.row.id, { status: 'Ready', size: result.bytes, vectorCount: result.records });
+        this.log.info({ collection: name, records: result.records, bytes: result.bytes }, 'collection ready');
+      },
+      (err: unknown) => {
+        this.log.error({ err, collection: name }, 'collection copy failed');
+        if (this.catalog.collections.getById(row.row.id)?.status === 'Initializing') {
+          this.catalog.collections.update(row.row.id, { status: 'Failed' });
+        }
+      },
+    );
+    return row.row;
+  }
+
+  delete(project: Project, name: string): void {
+    this.catalog.transaction(() => {
+      const c = this.describe(project, name);
+      if (c.status === 'Terminating') return;
+      this.catalog.collections.update(c.id, { status: 'Terminating' });
+      this.catalog.jobs.add('remove-collection', c.id, {});
+    });
+    this.jobs.nudge();
+  }
+
+  /** At start: a copy interrupted by the restart can't resume its point in time. */
+  failInterrupted(): void {
+    for (const c of this.catalog.collections.withStatus('Initializing')) {
+      this.catalog.collections.update(c.id, { status: 'Failed' });
+      this.log.error({ collection: c.name }, 'collection copy was interrupted by a restart; marked Failed');
+    }
+  }
+}
