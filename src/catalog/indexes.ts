@@ -23,7 +23,8 @@ export interface ReadCapacity {
 }
 
 export interface MetadataSchema {
-  fields: Record<string, { filterable: boolean }>;
+  /** `type` is kept when a 2026-07 body declared one (string, float, ...). */
+  fields: Record<string, { filterable: boolean; type?: string }>;
 }
 
 export interface ServerlessSpec {

@@ -45,13 +45,17 @@ export class CollectionService {
   }
 
   /** Answers once the copy's content is fixed (the snapshot is pinned), before it is complete. */
-  async create(project: Project, body: { name: string; source: string }): Promise<CollectionRow> {
+  /** `sourceMissingIs404`: API 2026-07 answers an unknown source with 404, earlier ones with 400. */
+  async create(project: Project, body: { name: string; source: string }, sourceMissingIs404 = false): Promise<CollectionRow> {
     requireActive(project);
     const name = checkName('name', body.name);
     const row = this.catalog.transaction(() => {
       if (this.catalog.collections.get(project.id, name)) throw conflict(`Resource already exists: collection ${name}.`);
       const index = this.catalog.indexes.get(project.id, body.source);
-      if (!index) throw invalid(`source ${JSON.stringify(body.source)} is not an index of this project`);
+      if (!index) {
+        const message = `source ${JSON.stringify(body.source)} is not an index of this project`;
+        throw sourceMissingIs404 ? notFound(message) : invalid(message);
+      }
       if (!isPodSpec(index.spec)) {
         throw invalid(`source ${body.source} is a serverless index: serverless indexes do not support collections (use a backup)`);
       }

@@ -146,17 +146,22 @@ export class VectorService {
     return { namespace, records: this.registry.store(index).fetch(namespace, ids) };
   }
 
-  fetchByMetadata(index: IndexRow, body: unknown): { namespace: string; page: Page<StoredRecord> } {
+  /** `filterRequired`: API 2026-07 requires a non-empty filter; earlier versions match all without one. */
+  fetchByMetadata(
+    index: IndexRow,
+    body: unknown,
+    filterRequired: boolean,
+  ): { namespace: string; page: Page<StoredRecord> } {
     const obj = requireObject(body, 'request body');
     const namespace = namespaceOf(obj.namespace);
-    const predicate = filterOf(obj.filter) ?? (() => true);
+    const predicate = filterRequired ? requireFilter(obj.filter) : (filterOf(obj.filter) ?? (() => true));
     const limit =
       obj.limit === undefined
         ? FETCH_BY_METADATA_LIMIT_DEFAULT
         : integerIn(obj.limit, 'limit', 1, FETCH_BY_METADATA_LIMIT_MAX);
     const scope = scopeHash('fetch_by_metadata', index.id, namespace, obj.filter ?? null);
     const token = optionalString(obj.paginationToken, 'paginationToken');
-    let after = token === undefined ? undefined : decodePageToken(token, scope);
+    let after = token === undefined || token === '' ? undefined : decodePageToken(token, scope);
     const store = this.registry.store(index);
     const items: StoredRecord[] = [];
     // Scan in id order until the page is full; one more match means another page.

@@ -147,7 +147,18 @@ export class VectorSet {
       }
       if (qSparse) {
         const s = this.sparse[slot];
-        if (s) for (let i = 0; i < s.indices.length; i++) score += (qSparse.get(s.indices[i]) ?? 0) * s.values[i];
+        let overlap = false;
+        if (s) {
+          for (let i = 0; i < s.indices.length; i++) {
+            const w = qSparse.get(s.indices[i]);
+            if (w !== undefined) {
+              score += w * s.values[i];
+              overlap = true;
+            }
+          }
+        }
+        // A sparse-only query matches records that share at least one index with it.
+        if (!overlap && !qd) continue;
       }
       // Rank on the float32 score that goes on the wire, so scores a client sees as
       // equal are ties, ordered by id (decision 7).

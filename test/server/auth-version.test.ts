@@ -174,23 +174,35 @@ describe('authentication and versions', () => {
   });
 
   describe('version 2026-07', () => {
-    it('POST /indexes is 400 saying 2026-07 create bodies are not supported yet', async () => {
-      const res = await api(server, 'POST', '/indexes', { version: '2026-07', body: serverlessBody('v0726-create') });
-      assertError(res, 400, 'INVALID_ARGUMENT', ['2026-07']);
-      const check = await api(server, 'GET', '/indexes/v0726-create');
-      assert.equal(check.status, 404, 'nothing should be created');
+    it('POST /indexes takes the 2026-07 body (deployment + schema) and refuses a 2026-04 spec body', async () => {
+      const spec = await api(server, 'POST', '/indexes', { version: '2026-07', body: serverlessBody('v0726-create') });
+      assertError(spec, 422, 'UNPROCESSABLE_ENTITY', ['spec']);
+      assert.equal((await api(server, 'GET', '/indexes/v0726-create')).status, 404, 'nothing should be created');
+      const res = await api(server, 'POST', '/indexes', {
+        version: '2026-07',
+        body: {
+          name: 'v0726-create',
+          schema: { fields: { _values: { type: 'dense_vector', dimension: 6, metric: 'euclidean' } } },
+        },
+      });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.dimension, 6);
+      assert.equal(res.body.metric, 'euclidean');
+      assert.deepEqual(res.body.deployment, { deployment_type: 'managed', cloud: 'aws', region: 'us-east-1' });
     });
 
-    it('PATCH is 400 saying 2026-07 configure bodies are not supported yet, and changes nothing', async () => {
+    it('PATCH takes the 2026-07 body and answers 200', async () => {
       const created = await api(server, 'POST', '/indexes', { body: serverlessBody('v0726-patch') });
       assert.equal(created.status, 201, created.text);
       const res = await api(server, 'PATCH', '/indexes/v0726-patch', {
         version: '2026-07',
         body: { deletion_protection: 'enabled' },
       });
-      assertError(res, 400, 'INVALID_ARGUMENT', ['2026-07']);
+      assert.equal(res.status, 200, res.text);
       const after = await api(server, 'GET', '/indexes/v0726-patch');
-      assert.equal(after.body.deletion_protection, 'disabled');
+      assert.equal(after.body.deletion_protection, 'enabled');
+      const unknown = await api(server, 'PATCH', '/indexes/v0726-patch', { version: '2026-07', body: { spec: {} } });
+      assertError(unknown, 422, 'UNPROCESSABLE_ENTITY', ['spec']);
     });
 
     it('describe, list and delete work with 2026-07 and records carry the 2026-07 keys', async () => {

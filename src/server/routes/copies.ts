@@ -5,16 +5,18 @@ import { decodePageToken, encodePageToken, scopeHash } from '../../data/page-tok
 import { invalid } from '../../errors.js';
 import { BACKUP_PAGE_DEFAULT, BACKUP_PAGE_MAX } from '../../limits.js';
 import type { ServerContext } from '../context.js';
-import { projectOf } from '../request-context.js';
+import type { ApiVersion } from '../api-version.js';
+import { projectOf, versionOf } from '../request-context.js';
 import { createBackupBody, createCollectionBody, restoreBackupBody } from '../schemas/copy-schemas.js';
 import { backupRecord, collectionRecord, restoreJobRecord } from '../serializers/copy-records.js';
 
 type Query = Record<string, string | string[] | undefined>;
 
 /** limit and paginationToken of a newest-first listing, checked against its scope. */
-function pageParams(query: Query, scope: string): { before?: number; limit: number } {
+function pageParams(query: Query, scope: string, version: ApiVersion): { before?: number; limit: number } {
   const rawLimit = query.limit;
-  let limit = BACKUP_PAGE_DEFAULT;
+  // 2026-07 lists 100 per page by default; earlier versions 10.
+  let limit = version === '2026-07' ? BACKUP_PAGE_MAX : BACKUP_PAGE_DEFAULT;
   if (rawLimit !== undefined) {
     if (typeof rawLimit !== 'string' || !/^\d{1,4}$/.test(rawLimit) || Number(rawLimit) < 1 || Number(rawLimit) > BACKUP_PAGE_MAX) {
       throw invalid(`limit must be an integer between 1 and ${BACKUP_PAGE_MAX}, got ${JSON.stringify(rawLimit)}`);
@@ -44,7 +46,7 @@ export function copyRoutes(app: FastifyInstance, ctx: ServerContext): void {
     '/collections',
     { schema: { body: createCollectionBody } },
     async (request, reply) => {
-      const c = await ctx.collections.create(projectOf(request), request.body);
+      const c = await ctx.collections.create(projectOf(request), request.body, versionOf(request) === '2026-07');
       return reply.code(201).send(collectionRecord(c));
     },
   );
@@ -63,28 +65,31 @@ export function copyRoutes(app: FastifyInstance, ctx: ServerContext): void {
     { schema: { body: createBackupBody } },
     async (request, reply) => {
       const b = await ctx.backups.create(projectOf(request), request.params.name, request.body ?? {});
-      return reply.code(201).send(backupRecord(b));
+      const version = versionOf(request);
+      return reply.code(version === '2026-07' ? 200 : 201).send(backupRecord(b, version));
     },
   );
 
   app.get<{ Params: { name: string }; Querystring: Query }>('/indexes/:name/backups', async (request) => {
     const project = projectOf(request);
     const scope = scopeHash('backups', project.id, request.params.name);
-    const { before, limit } = pageParams(request.query, scope);
+    const { before, limit } = pageParams(request.query, scope, versionOf(request));
     const includeDeleted = request.query.include_deleted === 'true';
     const page = ctx.backups.list(project, request.params.name, includeDeleted, before, limit);
-    return pageBody(page, scope, backupRecord);
+    return pageBody(page, scope, (b) => backupRecord(b, versionOf(request)));
   });
 
   app.get<{ Querystring: Query }>('/backups', async (request) => {
     const project = projectOf(request);
     const scope = scopeHash('backups', project.id);
-    const { before, limit } = pageParams(request.query, scope);
-    return pageBody(ctx.backups.list(project, undefined, true, before, limit), scope, backupRecord);
+    const { before, limit } = pageParams(request.query, scope, versionOf(request));
+    return pageBody(ctx.backups.list(project, undefined, true, before, limit), scope, (b) =>
+      backupRecord(b, versionOf(request)),
+    );
   });
 
   app.get<{ Params: { id: string } }>('/backups/:id', async (request) =>
-    backupRecord(ctx.backups.describe(projectOf(request), request.params.id)),
+    backupRecord(ctx.backups.describe(projectOf(request), request.params.id), versionOf(request)),
   );
 
   app.delete<{ Params: { id: string } }>('/backups/:id', async (request, reply) => {
@@ -104,7 +109,7 @@ export function copyRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Querystring: Query }>('/restore-jobs', async (request: FastifyRequest<{ Querystring: Query }>) => {
     const project = projectOf(request);
     const scope = scopeHash('restore-jobs', project.id);
-    const { before, limit } = pageParams(request.query, scope);
+    const { before, limit } = pageParams(request.query, scope, versionOf(request));
     return pageBody(ctx.backups.listRestores(project, before, limit), scope, restoreJobRecord);
   });
 

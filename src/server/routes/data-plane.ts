@@ -80,7 +80,11 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
       });
 
       plane.post('/vectors/fetch_by_metadata', async (request, reply) => {
-        const { namespace, page } = vectors.fetchByMetadata(indexOf(request), request.body ?? {});
+        const { namespace, page } = vectors.fetchByMetadata(
+          indexOf(request),
+          request.body ?? {},
+          versionOf(request) === '2026-07',
+        );
         const out: Record<string, unknown> = {};
         for (const r of page.items) out[r.id] = recordJson(r);
         const body: Record<string, unknown> = {
@@ -106,7 +110,6 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
       plane.post('/query', async (request, reply) => {
         const { namespace, matches } = await vectors.query(indexOf(request), request.body);
         const body = {
-          results: [],
           matches: matches.map((m) => {
             // Scores are float32 on Pinecone's wire; float64 noise (0.9999999999999998) is not.
             const out: Record<string, unknown> = { id: m.id, score: float32ToShortest(m.score) };

@@ -1,18 +1,28 @@
-// Control plane: /indexes.
-import type { FastifyInstance } from 'fastify';
+// Control plane: /indexes. API 2026-07 sends its own create/configure bodies (deployment
+// + schema), translated to the 2026-04 form the index service enforces.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { unprocessable } from '../../errors.js';
 import type { ConfigureIndexBody, CreateIndexBody } from '../../control/index-bodies.js';
-import { invalid } from '../../errors.js';
+import {
+  translateConfigure2607,
+  translateCreate2607,
+  type ConfigureIndexBody2607,
+  type CreateIndexBody2607,
+} from '../../control/index-model-2607.js';
+import { checkBody } from '../body-schema.js';
 import type { ServerContext } from '../context.js';
 import { dataPlaneBase, projectOf, versionOf } from '../request-context.js';
 import { configureIndexBody, createIndexBody } from '../schemas/index-schemas.js';
+import { configureIndexBody2607, createIndexBody2607 } from '../schemas/index-schemas-2607.js';
 import { indexRecord } from '../serializers/index-record.js';
 
-/** 2026-07 create/configure bodies (deployment + schema) are a separate piece of work. */
-function refuse202607(version: string, what: string): void {
-  if (version === '2026-07') {
-    throw invalid(
-      `${what} with API version 2026-07 (deployment/schema bodies) is not supported yet; ` +
-        'send X-Pinecone-Api-Version 2026-04 with a spec body',
+/** A 2026-04 body sent with 2026-07 is a common mistake: say which model to use. */
+function refuseSpecBody(request: FastifyRequest): void {
+  const body = request.body as Record<string, unknown> | undefined;
+  if (body && typeof body === 'object' && 'spec' in body) {
+    throw unprocessable(
+      'spec is not part of API 2026-07 index bodies: send deployment and schema, ' +
+        'or send X-Pinecone-Api-Version 2026-04 with a spec body',
     );
   }
 }
@@ -23,34 +33,35 @@ export function indexRoutes(app: FastifyInstance, ctx: ServerContext): void {
     return { indexes: ctx.indexes.list(projectOf(request)).map((i) => indexRecord(i, base)) };
   });
 
-  app.post<{ Body: CreateIndexBody }>(
-    '/indexes',
-    {
-      schema: { body: createIndexBody },
-      preValidation: async (request) => refuse202607(versionOf(request), 'Creating an index'),
-    },
-    async (request, reply) => {
-      const index = ctx.indexes.create(projectOf(request), request.body);
-      return reply.code(201).send(indexRecord(index, dataPlaneBase(request, ctx.config)));
-    },
-  );
+  app.post('/indexes', async (request, reply) => {
+    const v2607 = versionOf(request) === '2026-07';
+    if (v2607) refuseSpecBody(request);
+    const body = v2607
+        ? translateCreate2607(checkBody<CreateIndexBody2607>(request, createIndexBody2607))
+        : checkBody<CreateIndexBody>(request, createIndexBody);
+    const index = ctx.indexes.create(projectOf(request), body);
+    return reply.code(201).send(indexRecord(index, dataPlaneBase(request, ctx.config)));
+  });
 
   app.get<{ Params: { name: string } }>('/indexes/:name', async (request) => {
     const index = ctx.indexes.describe(projectOf(request), request.params.name);
     return indexRecord(index, dataPlaneBase(request, ctx.config));
   });
 
-  app.patch<{ Params: { name: string }; Body: ConfigureIndexBody }>(
-    '/indexes/:name',
-    {
-      schema: { body: configureIndexBody },
-      preValidation: async (request) => refuse202607(versionOf(request), 'Configuring an index'),
-    },
-    async (request, reply) => {
-      const index = ctx.indexes.configure(projectOf(request), request.params.name, request.body);
-      return reply.code(202).send(indexRecord(index, dataPlaneBase(request, ctx.config)));
-    },
-  );
+  app.patch<{ Params: { name: string } }>('/indexes/:name', async (request, reply) => {
+    const project = projectOf(request);
+    const v2607 = versionOf(request) === '2026-07';
+    if (v2607) refuseSpecBody(request);
+    const body = v2607
+      ? translateConfigure2607(
+          checkBody<ConfigureIndexBody2607>(request, configureIndexBody2607),
+          ctx.indexes.describe(project, request.params.name),
+        )
+      : checkBody<ConfigureIndexBody>(request, configureIndexBody);
+    const index = ctx.indexes.configure(project, request.params.name, body);
+    // 2026-07 answers configure with 200; earlier versions with 202.
+    return reply.code(v2607 ? 200 : 202).send(indexRecord(index, dataPlaneBase(request, ctx.config)));
+  });
 
   app.delete<{ Params: { name: string } }>('/indexes/:name', async (request, reply) => {
     ctx.indexes.delete(projectOf(request), request.params.name);

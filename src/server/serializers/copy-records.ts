@@ -1,6 +1,8 @@
 // Collection, backup and restore-job records on the wire (snake_case).
 import type { BackupRow, RestoreJobRow } from '../../catalog/backups.js';
 import type { CollectionRow } from '../../catalog/collections.js';
+import type { ApiVersion } from '../api-version.js';
+import { vectorSchemaFields } from './index-record.js';
 
 export function collectionRecord(c: CollectionRow): Record<string, unknown> {
   const out: Record<string, unknown> = {
@@ -14,21 +16,28 @@ export function collectionRecord(c: CollectionRow): Record<string, unknown> {
   return out;
 }
 
-export function backupRecord(b: BackupRow): Record<string, unknown> {
+/**
+ * 2026-07 describes a backup's schema as the index schema (vector fields included) and
+ * names a failed backup InitializationFailed; earlier versions use the metadata schema.
+ */
+export function backupRecord(b: BackupRow, version: ApiVersion): Record<string, unknown> {
+  const v2607 = version === '2026-07';
   const out: Record<string, unknown> = {
     backup_id: b.id,
     source_index_name: b.sourceIndexName,
     source_index_id: b.sourceIndexId,
     name: b.name,
     description: b.description,
-    status: b.status,
+    status: v2607 && b.status === 'Failed' ? 'InitializationFailed' : b.status,
     cloud: b.cloud,
     region: b.region,
   };
   if (b.dimension !== null) out.dimension = b.dimension;
   Object.assign(out, {
     metric: b.metric,
-    schema: b.schema,
+    schema: v2607
+      ? { fields: { ...vectorSchemaFields(b.vectorType, b.dimension, b.metric), ...b.schema.fields } }
+      : b.schema,
     record_count: b.recordCount,
     namespace_count: b.namespaceCount,
     size_bytes: b.sizeBytes,

@@ -2,7 +2,7 @@
 // the 2026-04 keys (dimension, metric, vector_type, spec) and the 2026-07 keys
 // (deployment, top-level schema.fields with _values/_sparse_values, read_capacity).
 // Clients ignore the keys they do not know.
-import type { IndexRow, ReadCapacity } from '../../catalog/indexes.js';
+import type { IndexRow, Metric, ReadCapacity, VectorType } from '../../catalog/indexes.js';
 import { isPodSpec } from '../../catalog/indexes.js';
 
 const readCapacityResponse = (rc: ReadCapacity): Record<string, unknown> => ({
@@ -10,12 +10,20 @@ const readCapacityResponse = (rc: ReadCapacity): Record<string, unknown> => ({
   status: { state: 'Ready' },
 });
 
-export function indexRecord(index: IndexRow, dataPlaneBase: string): Record<string, unknown> {
+/** The 2026-07 schema fields of an index's vectors: `_values` (dense only) and `_sparse_values`. */
+export function vectorSchemaFields(
+  vectorType: VectorType,
+  dimension: number | null,
+  metric: Metric,
+): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
-  if (index.vectorType === 'dense') {
-    fields._values = { type: 'dense_vector', dimension: index.dimension, metric: index.metric };
-  }
+  if (vectorType === 'dense') fields._values = { type: 'dense_vector', dimension, metric };
   fields._sparse_values = { type: 'sparse_vector' };
+  return fields;
+}
+
+export function indexRecord(index: IndexRow, dataPlaneBase: string): Record<string, unknown> {
+  const fields = vectorSchemaFields(index.vectorType, index.dimension, index.metric);
 
   let spec: Record<string, unknown>;
   let deployment: Record<string, unknown>;
@@ -36,7 +44,7 @@ export function indexRecord(index: IndexRow, dataPlaneBase: string): Record<stri
     readCapacity = readCapacityResponse(s.read_capacity);
     spec = { serverless: { ...s, read_capacity: readCapacity } };
     deployment = { deployment_type: 'managed', cloud: s.cloud, region: s.region };
-    for (const [name, f] of Object.entries(s.schema?.fields ?? {})) fields[name] = { filterable: f.filterable };
+    for (const [name, f] of Object.entries(s.schema?.fields ?? {})) fields[name] = { ...f };
   }
 
   const record: Record<string, unknown> = { name: index.name };

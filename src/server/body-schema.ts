@@ -1,0 +1,15 @@
+// Validates a body against a JSON schema chosen at request time (the index bodies
+// differ by API version), with Fastify's own compiler and options (no coercion), and
+// the same messages and statuses as route schemas (decision 4).
+import type { FastifyRequest } from 'fastify';
+import { toApiError, planeOf } from './error-mapper.js';
+
+export function checkBody<T>(request: FastifyRequest, schema: Record<string, unknown>): T {
+  const validate = request.compileValidationSchema(schema, 'body');
+  const body: unknown = request.body === undefined ? {} : request.body;
+  if (!validate(body)) {
+    const err = Object.assign(new Error('body failed validation'), { validation: validate.errors ?? [] });
+    throw toApiError(err, planeOf(request.url)) ?? err;
+  }
+  return body as T;
+}

@@ -1,0 +1,57 @@
+// JSON schemas of the API 2026-07 index bodies (deployment + schema model). As in the
+// reference, both forbid unknown top-level fields (additionalProperties: false).
+// Types and required fields only (422); values are checked in control/index-model-2607.ts.
+const str = { type: 'string' } as const;
+const int = { type: 'integer' } as const;
+const stringMap = { type: 'object', additionalProperties: str } as const;
+
+const readCapacity = {
+  type: 'object',
+  required: ['mode'],
+  properties: {
+    mode: str,
+    dedicated: {
+      type: 'object',
+      properties: {
+        node_type: str,
+        scaling: str,
+        manual: { type: 'object', properties: { replicas: int, shards: int } },
+      },
+    },
+  },
+} as const;
+
+export const createIndexBody2607 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['schema'],
+  properties: {
+    name: str,
+    deployment: { type: 'object', required: ['deployment_type'], properties: { deployment_type: str } },
+    schema: {
+      type: 'object',
+      required: ['fields'],
+      properties: { fields: { type: 'object', additionalProperties: { type: 'object' } } },
+    },
+    cmek_id: str,
+    read_capacity: readCapacity,
+    tags: stringMap,
+    deletion_protection: str,
+  },
+} as const;
+
+export const configureIndexBody2607 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    deployment: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { replicas: int, pod_type: str },
+    },
+    schema: { type: 'object' },
+    read_capacity: readCapacity,
+    tags: stringMap,
+    deletion_protection: str,
+  },
+} as const;
