@@ -1,6 +1,6 @@
 // JSON schemas (types and required fields only; 422 on failure) of the collection and
 // backup bodies. Value rules are in the services (400).
-const str = { type: 'string' } as const;
+import { str } from './json-types.js';
 
 export const createCollectionBody = {
   type: 'object',

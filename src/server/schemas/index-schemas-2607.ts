@@ -1,9 +1,7 @@
 // JSON schemas of the API 2026-07 index bodies (deployment + schema model). As in the
 // reference, both forbid unknown top-level fields (additionalProperties: false).
 // Types and required fields only (422); values are checked in control/index-model-2607.ts.
-const str = { type: 'string' } as const;
-const int = { type: 'integer' } as const;
-const stringMap = { type: 'object', additionalProperties: str } as const;
+import { str, int, stringMap } from './json-types.js';
 
 const readCapacity = {
   type: 'object',

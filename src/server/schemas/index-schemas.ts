@@ -1,9 +1,7 @@
 // JSON schemas of the index request bodies. They check only JSON types and required
 // fields — a failure here is "cannot be deserialized" (422); value rules live in
 // src/control/index-rules.ts (400). Unknown fields are ignored (decision 4).
-const str = { type: 'string' } as const;
-const int = { type: 'integer' } as const;
-const stringMap = { type: 'object', additionalProperties: str } as const;
+import { str, int, stringMap } from './json-types.js';
 
 const readCapacity = {
   type: 'object',
