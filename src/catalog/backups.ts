@@ -137,13 +137,19 @@ export class Backups {
   }
 
   /** A page of the project's backups, optionally of one source index name; one extra row tells "more". */
-  page(projectId: string, indexName: string | undefined, page: SeqPage): BackupRow[] {
+  page(projectId: string, indexName: string | undefined, page: SeqPage, sourceIndexId?: string): BackupRow[] {
     return this.db
-      .prepare<{ p: string; n: string | null; b: number; l: number }, BackupSql>(
+      .prepare<{ p: string; n: string | null; i: string | null; b: number; l: number }, BackupSql>(
         `SELECT * FROM backups WHERE project_id = @p AND (@n IS NULL OR source_index_name = @n)
-         AND seq < @b ORDER BY seq DESC LIMIT @l`,
+         AND (@i IS NULL OR source_index_id = @i) AND seq < @b ORDER BY seq DESC LIMIT @l`,
       )
-      .all({ p: projectId, n: indexName ?? null, b: page.before ?? Number.MAX_SAFE_INTEGER, l: page.limit })
+      .all({
+        p: projectId,
+        n: indexName ?? null,
+        i: sourceIndexId ?? null,
+        b: page.before ?? Number.MAX_SAFE_INTEGER,
+        l: page.limit,
+      })
       .map(backupFromSql);
   }
 

@@ -3,7 +3,14 @@
 import type { Db } from './database.js';
 import { nowIso } from './ids.js';
 
-export type JobKind = 'finish-scaling' | 'remove-index-files' | 'remove-collection' | 'remove-backup-files';
+export type JobKind =
+  | 'finish-scaling'
+  | 'remove-index-files'
+  /** Removes a collection's files and then its row (a delete). */
+  | 'remove-collection'
+  /** Removes only the files (a failed collection keeps its row). */
+  | 'remove-collection-files'
+  | 'remove-backup-files';
 
 export interface Job {
   id: number;

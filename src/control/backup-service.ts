@@ -8,7 +8,7 @@ import { isPodSpec, type IndexRow } from '../catalog/indexes.js';
 import type { Project } from '../catalog/projects.js';
 import type { Config } from '../config.js';
 import { conflict, failedPrecondition, forbidden, invalid, notFound } from '../errors.js';
-import type { CopyLog, IndexSnapshotter } from './collection-service.js';
+import { requireLoaded, type CopyLog, type IndexSnapshotter } from './collection-service.js';
 import type { IndexService, JobScheduler } from './index-service.js';
 import { requireActive } from './index-service.js';
 import { checkDeletionProtection, checkName, checkTags } from './index-rules.js';
@@ -45,6 +45,7 @@ export class BackupService {
     if (isPodSpec(index.spec)) {
       throw invalid(`index ${indexName} is a pod index: backups are for serverless indexes (use a collection)`);
     }
+    requireLoaded(index);
     const serverless = index.spec.serverless;
     const row = this.catalog.transaction(() => {
       const count = this.catalog.backups.count(project.id);
@@ -57,7 +58,8 @@ export class BackupService {
       return this.catalog.backups.insert({
         id: newId(),
         projectId: project.id,
-        name: body.name ?? '',
+        // Pinecone names an unnamed backup; so does Conifer, after its index and time.
+        name: body.name || `${index.name}-${Date.now().toString(36)}`,
         description: body.description ?? '',
         sourceIndexId: index.id,
         sourceIndexName: index.name,
@@ -76,6 +78,7 @@ export class BackupService {
       });
     });
     const copy = this.copies.snapshotIndex(index, 'backup', row.id);
+    copy.done.catch(() => undefined); // a copy failing before 'pinned' rejects both; pinned reports it
     let pinned: { records: number; namespaces: number };
     try {
       pinned = (await copy.pinned) as { records: number; namespaces: number };
@@ -107,8 +110,10 @@ export class BackupService {
 
   /** Backups of one index (404 when it does not exist, unless includeDeleted) or of the project. */
   list(project: Project, indexName: string | undefined, includeDeleted: boolean, before: number | undefined, limit: number): Paged<BackupRow> {
-    if (indexName !== undefined && !includeDeleted) this.indexes.describe(project, indexName);
-    const rows = this.catalog.backups.page(project.id, indexName, { before, limit: limit + 1 });
+    // Without include_deleted, only backups of the live index of that name (not of
+    // earlier indexes that had it).
+    const live = indexName !== undefined && !includeDeleted ? this.indexes.describe(project, indexName) : undefined;
+    const rows = this.catalog.backups.page(project.id, indexName, { before, limit: limit + 1 }, live?.id);
     return page(rows, limit);
   }
 

@@ -6,7 +6,7 @@ import { newId, nowIso } from '../catalog/ids.js';
 import { isPodSpec, type IndexRow } from '../catalog/indexes.js';
 import type { Project } from '../catalog/projects.js';
 import type { Config } from '../config.js';
-import { conflict, forbidden, invalid, notFound } from '../errors.js';
+import { conflict, failedPrecondition, forbidden, invalid, notFound } from '../errors.js';
 import type { JobScheduler } from './index-service.js';
 import { requireActive } from './index-service.js';
 import { checkName } from './index-rules.js';
@@ -23,6 +23,15 @@ export interface IndexSnapshotter {
 export interface CopyLog {
   info(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
+}
+
+/** A copy needs the source's records in place: not while it is being restored. */
+export function requireLoaded(index: IndexRow): void {
+  if (index.state === 'Initializing' || index.state === 'InitializationFailed') {
+    throw failedPrecondition(
+      `index ${index.name} is ${index.state}: its records are still being loaded; retry when it is Ready`,
+    );
+  }
 }
 
 export class CollectionService {
@@ -59,6 +68,7 @@ export class CollectionService {
       if (!isPodSpec(index.spec)) {
         throw invalid(`source ${body.source} is a serverless index: serverless indexes do not support collections (use a backup)`);
       }
+      requireLoaded(index);
       const count = this.catalog.collections.list(project.id).length;
       if (count >= this.config.quotaCollections) {
         throw forbidden(
@@ -85,6 +95,7 @@ export class CollectionService {
       return { row: c, index };
     });
     const copy = this.copies.snapshotIndex(row.index, 'collection', row.row.id);
+    copy.done.catch(() => undefined); // a copy failing before 'pinned' rejects both; pinned reports it
     try {
       await copy.pinned;
     } catch (err) {
@@ -122,6 +133,7 @@ export class CollectionService {
   failInterrupted(): void {
     for (const c of this.catalog.collections.withStatus('Initializing')) {
       this.catalog.collections.update(c.id, { status: 'Failed' });
+      this.catalog.jobs.add('remove-collection-files', c.id, {});
       this.log.error({ collection: c.name }, 'collection copy was interrupted by a restart; marked Failed');
     }
   }

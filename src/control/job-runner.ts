@@ -102,6 +102,9 @@ export class JobRunner implements JobScheduler {
         await this.handlers.removeCopyFiles('collection', job.target);
         this.catalog.collections.delete(job.target);
         return;
+      case 'remove-collection-files':
+        await this.handlers.removeCopyFiles('collection', job.target);
+        return;
       case 'remove-backup-files':
         await this.handlers.removeCopyFiles('backup', job.target);
         return;

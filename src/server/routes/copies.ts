@@ -72,9 +72,9 @@ export function copyRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   app.get<{ Params: { name: string }; Querystring: Query }>('/indexes/:name/backups', async (request) => {
     const project = projectOf(request);
-    const scope = scopeHash('backups', project.id, request.params.name);
-    const { before, limit } = pageParams(request.query, scope, versionOf(request));
     const includeDeleted = request.query.include_deleted === 'true';
+    const scope = scopeHash('backups', project.id, request.params.name, includeDeleted);
+    const { before, limit } = pageParams(request.query, scope, versionOf(request));
     const page = ctx.backups.list(project, request.params.name, includeDeleted, before, limit);
     return pageBody(page, scope, (b) => backupRecord(b, versionOf(request)));
   });
