@@ -5,6 +5,7 @@
 // and `_sparse_values` (sparse); other fields describe metadata.
 import type { IndexRow, MetadataSchema, ReadCapacity } from '../catalog/indexes.js';
 import { isPodSpec } from '../catalog/indexes.js';
+import { checkPodResize, checkPodType, checkPositive, checkReadCapacity } from './index-rules.js';
 import { invalid, show } from '../errors.js';
 import { randomAlnum } from '../catalog/ids.js';
 import type { ConfigureIndexBody, CreateIndexBody } from './index-bodies.js';
@@ -92,6 +93,9 @@ export function translateCreate2607(body: CreateIndexBody2607): CreateIndexBody 
     throw invalid(`schema.fields needs a vector field: "${DENSE_FIELD}" (dense_vector) and/or "${SPARSE_FIELD}" (sparse_vector)`);
   }
 
+  // Checked here too so that errors name the 2026-07 field, not spec.serverless.read_capacity.
+  if (body.read_capacity !== undefined) checkReadCapacity('read_capacity', body.read_capacity);
+
   const out: CreateIndexBody = {
     name: body.name ?? `index-${randomAlnum(7)}`,
     metric: 'dotproduct',
@@ -131,11 +135,18 @@ export function translateConfigure2607(body: ConfigureIndexBody2607, current: In
     if (!isPodSpec(current.spec)) {
       throw invalid('deployment.replicas and deployment.pod_type apply to pod indexes only; this index is serverless');
     }
+    const { replicas, pod_type: podType } = body.deployment;
+    if (replicas !== undefined) checkPositive('deployment.replicas', replicas);
+    if (podType !== undefined) {
+      checkPodType('deployment.pod_type', podType);
+      checkPodResize(current.spec.pod.pod_type, podType, 'deployment.pod_type');
+    }
     out.spec = { pod: { ...body.deployment } };
   }
   if (body.read_capacity !== undefined) {
     if (isPodSpec(current.spec)) throw invalid('read_capacity applies to serverless indexes only; this index is a pod index');
-    out.spec = { serverless: { read_capacity: mergeReadCapacity(body.read_capacity, current.spec.serverless.read_capacity) } };
+    const merged = mergeReadCapacity(body.read_capacity, current.spec.serverless.read_capacity);
+    out.spec = { serverless: { read_capacity: checkReadCapacity('read_capacity', merged) } };
   }
   if (body.tags !== undefined) out.tags = body.tags;
   if (body.deletion_protection !== undefined) out.deletion_protection = body.deletion_protection;
@@ -144,7 +155,10 @@ export function translateConfigure2607(body: ConfigureIndexBody2607, current: In
 
 /** The reference's patch form: omitted dedicated fields keep their current values. */
 function mergeReadCapacity(patch: NonNullable<ConfigureIndexBody2607['read_capacity']>, current: ReadCapacity): ReadCapacity {
-  if (patch.mode !== 'Dedicated') return { mode: patch.mode as ReadCapacity['mode'] };
+  if (patch.mode !== 'Dedicated') {
+    if (patch.dedicated !== undefined) throw invalid('read_capacity.dedicated is only allowed with mode "Dedicated"');
+    return { mode: patch.mode as ReadCapacity['mode'] };
+  }
   const base = current.dedicated;
   const d = patch.dedicated ?? {};
   if ((d.scaling === undefined) !== (d.manual === undefined)) {

@@ -137,14 +137,14 @@ export function checkEnvironment(config: Config, environment: string): void {
 }
 
 /** Pod sizes only grow, within the same family (p1.x1 → p1.x2, never p1.x2 → p1.x1 or s1). */
-export function checkPodResize(current: string, next: string): void {
+export function checkPodResize(current: string, next: string, field = 'spec.pod.pod_type'): void {
   const [curFamily, curSize] = current.split('.');
   const [nextFamily, nextSize] = next.split('.');
   if (curFamily !== nextFamily) {
-    throw invalid(`spec.pod.pod_type cannot change the pod family: the index is ${current}, got ${next}`);
+    throw invalid(`${field} cannot change the pod family: the index is ${current}, got ${next}`);
   }
   const order = POD_SIZES as readonly string[];
   if (order.indexOf(nextSize) < order.indexOf(curSize)) {
-    throw invalid(`spec.pod.pod_type cannot reduce the pod size: the index is ${current}, got ${next}`);
+    throw invalid(`${field} cannot reduce the pod size: the index is ${current}, got ${next}`);
   }
 }

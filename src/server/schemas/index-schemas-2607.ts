@@ -19,17 +19,32 @@ const readCapacity = {
   },
 } as const;
 
+/**
+ * One entry of schema.fields: JSON types only (values are checked in index-model-2607.ts).
+ * A dense_vector needs an integer dimension; other types keep their own attributes.
+ */
+const schemaField = {
+  type: 'object',
+  properties: { type: str, filterable: { type: 'boolean' } },
+  if: { required: ['type'], properties: { type: { const: 'dense_vector' } } },
+  then: { required: ['dimension'], properties: { dimension: int, metric: str } },
+} as const;
+
 export const createIndexBody2607 = {
   type: 'object',
   additionalProperties: false,
   required: ['schema'],
   properties: {
     name: str,
-    deployment: { type: 'object', required: ['deployment_type'], properties: { deployment_type: str } },
+    deployment: {
+      type: 'object',
+      required: ['deployment_type'],
+      properties: { deployment_type: str, cloud: str, region: str, environment: str },
+    },
     schema: {
       type: 'object',
       required: ['fields'],
-      properties: { fields: { type: 'object', additionalProperties: { type: 'object' } } },
+      properties: { fields: { type: 'object', additionalProperties: schemaField } },
     },
     cmek_id: str,
     read_capacity: readCapacity,
