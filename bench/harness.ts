@@ -1,0 +1,592 @@
+// The benchmark: generates the data, computes exact ground truth, measures the
+// references (hnswlib-node in-process, brute force), then starts the real server, drives
+// it over HTTP as a client would, and writes the report. `run.ts` is the CLI around it.
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir, cpus, totalmem, platform, release, arch } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import {
+  SIZES,
+  generateDense,
+  generateSparse,
+  id,
+  indexOfId,
+  metadataOf,
+  type DenseData,
+  type SizeName,
+  type Sparse,
+  type SparseData,
+} from './data.js';
+import { Client, runLoad } from './http.js';
+import { memoryOf, startServer, type ServerProcess } from './server-process.js';
+import { runBruteForce, runHnsw, type BruteResult, type HnswPoint, type HnswResult } from './references.js';
+import { recallAtK, summarize, mean, type LatencySummary } from './stats.js';
+import { denseTruth, dot, sparseDot, sparseTruth, truthOf, FILTER_LEVELS, type DenseTruth } from './truth.js';
+import { writeReports } from './report.js';
+
+export const TOP_K = 10;
+const UPSERT_MAX_BYTES = 2_000_000;
+const UPSERT_MAX_VECTORS = 1000;
+
+export interface BenchOptions {
+  size: SizeName;
+  /** Where the .json, .md and .svg go (default bench/results next to the sources). */
+  outDir: string;
+  /** Overrides the number of held-out queries. */
+  queries?: number;
+  log?: (line: string) => void;
+}
+
+export interface QueryPhase {
+  concurrency: number;
+  queries: number;
+  qps: number;
+  latency: LatencySummary;
+  recall: number;
+  /** Answers with fewer than min(topK, matching records) matches. */
+  shortAnswers: number;
+  /** Matches whose metadata does not satisfy the filter. */
+  filterViolations: number;
+  /** True when the phase hit its wall-time bound before running every query. */
+  stoppedEarly: boolean;
+}
+
+export interface IngestPhase {
+  concurrency: number;
+  vectors: number;
+  requests: number;
+  seconds: number;
+  vectorsPerSecond: number;
+  megabytesPerSecond: number;
+  meanBatchVectors: number;
+  meanBatchBytes: number;
+  latency: LatencySummary;
+}
+
+export interface FilterResult {
+  filter: string;
+  selectivity: number;
+  matchingRecords: number;
+  c1: QueryPhase;
+  c8: QueryPhase;
+}
+
+export interface BenchResult {
+  size: SizeName;
+  startedAt: string;
+  totalSeconds: number;
+  machine: { cpu: string; cores: number; totalMemoryGiB: number; node: string; os: string };
+  /** The commit the server was built from ("+dirty" when src/ had uncommitted changes). */
+  commit: string;
+  data: {
+    records: number;
+    dimension: number;
+    metric: 'cosine';
+    queries: number;
+    clusters: number;
+    generateSeconds: number;
+    groundTruthSeconds: number;
+    sparseRecords: number;
+    sparseQueries: number;
+  };
+  references: { hnswlib: HnswResult; bruteForce: BruteResult };
+  ingest: {
+    c1: IngestPhase;
+    c4: IngestPhase;
+    totalSeconds: number;
+    /** From the first upsert to the moment stats count every record and a query finds the last one. */
+    fullyIndexedSeconds: number;
+    /** From the last acknowledged upsert until a query returns the last record and stats count all. */
+    visibleAfterLastAckMs: number;
+    /** How "fully indexed" was decided (the server exposes no indexing status yet). */
+    fullyIndexedMethod: string;
+  };
+  query: { unfiltered: { c1: QueryPhase; c8: QueryPhase }; filtered: FilterResult[] };
+  sparse: { records: number; upsertVectorsPerSecond: number; query: QueryPhase };
+  hybrid: { records: number; upsertVectorsPerSecond: number; query: QueryPhase };
+  operations: { fetch10: LatencySummary; fetch100: LatencySummary; describeIndexStats: LatencySummary; listPage: LatencySummary };
+  restart: { stopSeconds: number; listeningMs: number; readyMs: number; firstCorrectQueryMs: number; recordsAfterRestart: number };
+  memory: {
+    rssEmptyBytes: number;
+    rssAfterLoadBytes: number;
+    bytesPerVector: number;
+    rawFloat32BytesPerVector: number;
+    peakRssBytes: number;
+    rssAfterRestartBytes: number;
+  };
+  /** GET /health latency while the server is busy: a proxy for its event-loop delay (not exposed by the server). */
+  healthProbe: { idle: LatencySummary; duringIngest: LatencySummary; duringQueries: LatencySummary };
+  headline: {
+    coniferRecall: number;
+    coniferP50Ms: number;
+    coniferQpsC1: number;
+    coniferQpsC8: number;
+    hnswEf: number;
+    hnswRecall: number;
+    /** Whether some ef reached Conifer's recall (else the best-recall ef is used). */
+    hnswReachedConiferRecall: boolean;
+    hnswP50Ms: number;
+    hnswQps: number;
+    p50Ratio: number;
+    qpsRatio: number;
+    qpsRatioC8: number;
+    bruteForceP50Ms: number;
+    p50RatioToBruteForce: number;
+  };
+}
+
+interface Match {
+  id: string;
+  score: number;
+  metadata?: Record<string, unknown>;
+}
+
+function matchesOf(body: unknown): Match[] {
+  const m = (body as { matches?: Match[] } | undefined)?.matches;
+  if (!Array.isArray(m)) throw new Error(`query answer without matches: ${JSON.stringify(body).slice(0, 200)}`);
+  return m;
+}
+
+function arr(a: Float32Array, i: number, dim: number): number[] {
+  return Array.from(a.subarray(i * dim, (i + 1) * dim));
+}
+
+function sparseJson(s: Sparse): { indices: number[]; values: number[] } {
+  return { indices: Array.from(s.indices), values: Array.from(s.values) };
+}
+
+/** Health probe: GET /health every 20 ms on its own connection until stopped. */
+function startProbe(url: string, apiKey: string): { stop: () => Promise<number[]> } {
+  const client = new Client(apiKey, 1, 30_000);
+  const latencies: number[] = [];
+  let running = true;
+  const loop = (async (): Promise<void> => {
+    while (running && latencies.length < 100_000) {
+      const r = await client.request('GET', `${url}/health`);
+      latencies.push(r.ms);
+      await new Promise((res) => setTimeout(res, 20));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      client.close();
+      return latencies;
+    },
+  };
+}
+
+/**
+ * Upserts records [0, total) in the largest batches the limits allow (≤ 1000 vectors,
+ * ≤ 2,000,000 bytes), `concurrency` requests in flight, starting at `from`, stopping at
+ * `until` records or `maxMs`. Bodies are JSON.stringify of the values, as clients send.
+ */
+async function ingest(
+  client: Client,
+  host: string,
+  encode: (i: number) => string,
+  from: number,
+  until: number,
+  concurrency: number,
+  maxMs: number,
+  mustFinish: boolean,
+): Promise<{ phase: IngestPhase; next: number }> {
+  let cursor = from;
+  let pending: string | undefined;
+  const nextBody = (): { body: string; count: number } | undefined => {
+    const parts: string[] = [];
+    let bytes = '{"vectors":[]}'.length;
+    while (parts.length < UPSERT_MAX_VECTORS && (pending !== undefined || cursor < until)) {
+      const rec = pending ?? encode(cursor++);
+      pending = undefined;
+      const len = Buffer.byteLength(rec) + (parts.length ? 1 : 0);
+      if (bytes + len > UPSERT_MAX_BYTES) {
+        if (parts.length === 0) throw new Error(`record ${cursor - 1} alone exceeds ${UPSERT_MAX_BYTES} bytes`);
+        pending = rec;
+        break;
+      }
+      parts.push(rec);
+      bytes += len;
+    }
+    if (parts.length === 0) return undefined;
+    return { body: `{"vectors":[${parts.join(',')}]}`, count: parts.length };
+  };
+  const latencies: number[] = [];
+  let vectors = 0;
+  let bytes = 0;
+  const started = performance.now();
+  const deadline = started + maxMs;
+  const lane = async (): Promise<void> => {
+    for (;;) {
+      if (performance.now() > deadline) {
+        if (mustFinish && (cursor < until || pending !== undefined)) {
+          throw new Error(`ingest did not finish within ${Math.round(maxMs / 1000)} s`);
+        }
+        return;
+      }
+      const batch = nextBody();
+      if (!batch) return;
+      const r = await client.request('POST', `${host}/vectors/upsert`, batch.body);
+      if (r.status !== 200) throw new Error(`upsert answered ${r.status}: ${r.text.slice(0, 300)}`);
+      latencies.push(r.ms);
+      vectors += batch.count;
+      bytes += batch.body.length;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  // A record encoded but not sent (the deadline hit) is put back.
+  const next = pending !== undefined ? cursor - 1 : cursor;
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    next,
+    phase: {
+      concurrency,
+      vectors,
+      requests: latencies.length,
+      seconds,
+      vectorsPerSecond: vectors / seconds,
+      megabytesPerSecond: bytes / 1e6 / seconds,
+      meanBatchVectors: vectors / Math.max(1, latencies.length),
+      meanBatchBytes: bytes / Math.max(1, latencies.length),
+      latency: summarize(latencies),
+    },
+  };
+}
+
+interface Evaluation {
+  recall: number;
+  short: boolean;
+  violations: number;
+}
+
+async function queryPhase(
+  client: Client,
+  host: string,
+  bodies: readonly string[],
+  concurrency: number,
+  maxMs: number,
+  evaluate: (q: number, matches: Match[]) => Evaluation,
+): Promise<QueryPhase> {
+  const evals: Evaluation[] = [];
+  const load = await runLoad(concurrency, bodies.length, maxMs, async (q) => {
+    const r = await client.request('POST', `${host}/query`, bodies[q]);
+    if (r.status !== 200) throw new Error(`query answered ${r.status}: ${r.text.slice(0, 300)}`);
+    evals.push(evaluate(q, matchesOf(JSON.parse(r.text))));
+    return r.ms;
+  });
+  return {
+    concurrency,
+    queries: load.completed,
+    qps: (load.completed * 1000) / load.wallMs,
+    latency: summarize(load.latencies),
+    recall: mean(evals.map((e) => e.recall)),
+    shortAnswers: evals.filter((e) => e.short).length,
+    filterViolations: evals.reduce((a, e) => a + e.violations, 0),
+    stoppedEarly: load.stoppedEarly,
+  };
+}
+
+async function createIndex(client: Client, url: string, body: Record<string, unknown>): Promise<string> {
+  const spec = { serverless: { cloud: 'aws', region: 'us-east-1' } };
+  const r = await client.json('POST', `${url}/indexes`, JSON.stringify({ ...body, spec }));
+  const host = (r.body as { host?: unknown }).host;
+  if (typeof host !== 'string') throw new Error(`index record without host: ${JSON.stringify(r.body)}`);
+  return host;
+}
+
+async function describeHost(client: Client, url: string, name: string): Promise<string> {
+  const r = await client.json('GET', `${url}/indexes/${name}`);
+  const host = (r.body as { host?: unknown }).host;
+  if (typeof host !== 'string') throw new Error(`index record without host: ${JSON.stringify(r.body)}`);
+  return host;
+}
+
+async function totalCount(client: Client, host: string): Promise<number> {
+  const r = await client.json('POST', `${host}/describe_index_stats`, '{}');
+  const b = r.body as { totalVectorCount?: unknown; totalRecordCount?: unknown };
+  return Number(b.totalVectorCount ?? b.totalRecordCount);
+}
+
+async function timed(count: number, maxMs: number, op: (i: number) => Promise<number>): Promise<LatencySummary> {
+  const load = await runLoad(1, count, maxMs, op);
+  return summarize(load.latencies);
+}
+
+function commitOf(): string {
+  try {
+    const cwd = new URL('../../', import.meta.url).pathname;
+    const head = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd, encoding: 'utf8' }).trim();
+    return dirty ? `${head}+dirty` : head;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function pickHnsw(sweep: HnswPoint[], recall: number): { point: HnswPoint; reached: boolean } {
+  const reached = sweep.find((p) => p.recall >= recall - 1e-9);
+  if (reached) return { point: reached, reached: true };
+  let best = sweep[0];
+  for (const p of sweep) if (p.recall > best.recall) best = p;
+  return { point: best, reached: false };
+}
+
+export async function runBenchmark(options: BenchOptions): Promise<BenchResult> {
+  const log = options.log ?? ((s: string): void => console.log(s));
+  const spec = { ...SIZES[options.size] };
+  if (options.queries !== undefined) spec.queries = Math.max(1, Math.floor(options.queries));
+  const k = TOP_K;
+  const phaseMs = spec.phaseSeconds * 1000;
+  const t0 = performance.now();
+  const startedAt = new Date().toISOString();
+  const machine = {
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    totalMemoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    os: `${platform()} ${release()} ${arch()}`,
+  };
+  log(`Conifer benchmark, size ${spec.name}: ${spec.n} × ${spec.dim}, ${spec.queries} queries, on ${machine.cores} × ${machine.cpu}`);
+
+  // Data and ground truth.
+  let t = performance.now();
+  const data: DenseData = generateDense(spec, spec.queries);
+  const sparse: SparseData = generateSparse(spec.sparseN, spec.sparseQueries);
+  const generateSeconds = (performance.now() - t) / 1000;
+  log(`data generated in ${generateSeconds.toFixed(1)} s`);
+  t = performance.now();
+  const truth: DenseTruth = await denseTruth(data, k);
+  const groundTruthSeconds = (performance.now() - t) / 1000;
+  log(`exact ground truth (${spec.queries} queries × ${FILTER_LEVELS.length} filter levels) in ${groundTruthSeconds.toFixed(1)} s`);
+  const sparseTruthList = sparseTruth(sparse, undefined, k, spec.sparseQueries);
+  const hybridTruthList = sparseTruth(sparse, data, k, spec.sparseQueries);
+
+  // References, before the server exists (so nothing competes for the cores).
+  const hnswlib = runHnsw(data, truth, k, spec.queries, spec.phaseSeconds, (s) => log(s));
+  log(`hnswlib: built in ${hnswlib.buildSeconds.toFixed(1)} s; ` + hnswlib.sweep.map((p) => `ef ${p.ef}: recall ${p.recall.toFixed(3)} ${Math.round(p.qps)} QPS`).join(', '));
+  const bruteForce = runBruteForce(data, truth, k, spec.queries, Math.min(15, spec.phaseSeconds));
+  log(`brute force: ${Math.round(bruteForce.qps)} QPS single-thread, recall ${bruteForce.recall.toFixed(3)}`);
+
+  const scoreOf = (q: number) => (i: number): number => dot(data.queries, q * data.dim, data.vectors, i * data.dim, data.dim);
+  const dataDir = mkdtempSync(join(tmpdir(), 'conifer-bench-'));
+  const apiKey = `bench-${randomBytes(12).toString('hex')}`;
+  const client = new Client(apiKey, 16);
+  let server: ServerProcess | undefined;
+  try {
+    server = await startServer(dataDir, apiKey);
+    const firstServer = server;
+    log(`server pid ${server.pid} ready in ${server.readyMs.toFixed(0)} ms at ${server.url}`);
+    // Idle health latency and empty-server memory.
+    const idleProbe = await timed(50, 5_000, async () => (await client.request('GET', `${firstServer.url}/health`)).ms);
+    const host = await createIndex(client, server.url, { name: 'bench-dense', dimension: data.dim, metric: 'cosine' });
+    const rssEmptyBytes = memoryOf(server.pid).rssBytes;
+
+    // Ingest: the first ~30 % at concurrency 1, the rest at concurrency 4.
+    const encodeDense = (i: number): string => JSON.stringify({ id: id(i), values: arr(data.vectors, i, data.dim), metadata: metadataOf(data, i) });
+    const probe = startProbe(server.url, apiKey);
+    const ingestStart = performance.now();
+    const c1 = await ingest(client, host, encodeDense, 0, Math.ceil(data.n * 0.3), 1, phaseMs * 2, false);
+    const c4 = await ingest(client, host, encodeDense, c1.next, data.n, 4, 30 * 60_000, true);
+    const lastAck = performance.now();
+    const ingestHealth = await probe.stop();
+    log(`ingest: c1 ${Math.round(c1.phase.vectorsPerSecond)} vectors/s (${c1.phase.vectors}), c4 ${Math.round(c4.phase.vectorsPerSecond)} vectors/s (${c4.phase.vectors})`);
+    // Visible: stats count every record and a query for the last record finds it first.
+    const lastBody = JSON.stringify({ vector: arr(data.vectors, data.n - 1, data.dim), topK: 1 });
+    let visibleAt = Number.NaN;
+    for (let attempt = 0; attempt < 600; attempt++) {
+      const count = await totalCount(client, host);
+      const top = matchesOf((await client.json('POST', `${host}/query`, lastBody)).body);
+      if (count === data.n && top[0]?.id === id(data.n - 1)) {
+        visibleAt = performance.now();
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    if (!Number.isFinite(visibleAt)) throw new Error('the ingested data never became visible (30 s)');
+    const memAfterLoad = memoryOf(server.pid);
+
+    // Queries.
+    const denseBodies = (filter: number): string[] =>
+      Array.from({ length: data.queryCount }, (_, q) =>
+        JSON.stringify({ vector: arr(data.queries, q, data.dim), topK: k, includeMetadata: true, ...(filter ? { filter: { bucket: { $lt: filter } } } : {}) }),
+      );
+    const evaluator = (level: number) => {
+      const limit = FILTER_LEVELS[level];
+      const matching = limit === 0 ? data.n : (data.n * limit) / 1000;
+      return (q: number, matches: Match[]): Evaluation => {
+        const ids = matches.map((m) => indexOfId(m.id));
+        let violations = 0;
+        if (limit !== 0) for (const m of matches) if (!(typeof m.metadata?.bucket === 'number' && m.metadata.bucket < limit)) violations++;
+        return { recall: recallAtK(ids, truthOf(truth, q, level), k, limit === 0 ? scoreOf(q) : undefined), short: matches.length < Math.min(k, matching), violations };
+      };
+    };
+    const unfilteredBodies = denseBodies(0);
+    await queryPhase(client, host, unfilteredBodies.slice(0, 20), 1, phaseMs, evaluator(0)); // warm-up
+    const queryProbe = startProbe(server.url, apiKey);
+    const u1 = await queryPhase(client, host, unfilteredBodies, 1, phaseMs, evaluator(0));
+    const u8 = await queryPhase(client, host, unfilteredBodies, 8, phaseMs, evaluator(0));
+    log(`query: c1 ${u1.qps.toFixed(1)} QPS p50 ${u1.latency.p50Ms.toFixed(2)} ms recall ${u1.recall.toFixed(4)}; c8 ${u8.qps.toFixed(1)} QPS p50 ${u8.latency.p50Ms.toFixed(2)} ms`);
+    const filtered: FilterResult[] = [];
+    for (let level = 1; level < FILTER_LEVELS.length; level++) {
+      const limit = FILTER_LEVELS[level];
+      const bodies = denseBodies(limit);
+      const f1 = await queryPhase(client, host, bodies, 1, phaseMs, evaluator(level));
+      const f8 = await queryPhase(client, host, bodies, 8, phaseMs, evaluator(level));
+      filtered.push({ filter: `{"bucket":{"$lt":${limit}}}`, selectivity: limit / 1000, matchingRecords: (data.n * limit) / 1000, c1: f1, c8: f8 });
+      log(`filter ${(limit / 10).toString()}%: c1 ${f1.qps.toFixed(1)} QPS p50 ${f1.latency.p50Ms.toFixed(2)} ms recall ${f1.recall.toFixed(4)}, short ${f1.shortAnswers}; c8 ${f8.qps.toFixed(1)} QPS`);
+    }
+    const queryHealth = await queryProbe.stop();
+
+    // Other operations.
+    const fetchUrl = (count: number, i: number): string => {
+      const ids = Array.from({ length: count }, (_, j) => `ids=${id((i * 7919 + j * 104729) % data.n)}`).join('&');
+      return `${host}/vectors/fetch?${ids}`;
+    };
+    const ok = async (method: string, url: string, body?: string): Promise<number> => {
+      const r = await client.request(method, url, body);
+      if (r.status !== 200) throw new Error(`${method} ${url.slice(0, 120)} answered ${r.status}: ${r.text.slice(0, 300)}`);
+      return r.ms;
+    };
+    const fetch10 = await timed(200, phaseMs, (i) => ok('GET', fetchUrl(10, i)));
+    const fetch100 = await timed(100, phaseMs, (i) => ok('GET', fetchUrl(100, i)));
+    const describeIndexStats = await timed(100, phaseMs, () => ok('POST', `${host}/describe_index_stats`, '{}'));
+    let token: string | undefined;
+    const listPage = await timed(200, phaseMs, async () => {
+      const r = await client.request('GET', `${host}/vectors/list?limit=100${token ? `&paginationToken=${encodeURIComponent(token)}` : ''}`);
+      if (r.status !== 200) throw new Error(`list answered ${r.status}: ${r.text.slice(0, 300)}`);
+      token = (JSON.parse(r.text) as { pagination?: { next?: string } }).pagination?.next;
+      return r.ms;
+    });
+    log(`fetch 10 ids p50 ${fetch10.p50Ms.toFixed(2)} ms, 100 ids ${fetch100.p50Ms.toFixed(2)} ms; describe_index_stats ${describeIndexStats.p50Ms.toFixed(2)} ms; list page ${listPage.p50Ms.toFixed(2)} ms`);
+
+    // Sparse-only and hybrid, on dotproduct indexes.
+    const sparseHost = await createIndex(client, server.url, { name: 'bench-sparse', vector_type: 'sparse', metric: 'dotproduct' });
+    const sp = await ingest(client, sparseHost, (i) => JSON.stringify({ id: id(i), sparseValues: sparseJson(sparse.records[i]) }), 0, spec.sparseN, 4, 30 * 60_000, true);
+    const sparseBodies = sparse.queries.map((s) => JSON.stringify({ sparseVector: sparseJson(s), topK: k, includeMetadata: true }));
+    const sparseScore = (q: number) => (i: number): number => sparseDot(sparse.queries[q], sparse.records[i]);
+    const sparseQuery = await queryPhase(client, sparseHost, sparseBodies, 1, phaseMs, (q, m) => ({
+      recall: recallAtK(m.map((x) => indexOfId(x.id)), sparseTruthList[q], k, sparseScore(q)),
+      short: m.length < Math.min(k, sparseTruthList[q].ids.length),
+      violations: 0,
+    }));
+    const hybridHost = await createIndex(client, server.url, { name: 'bench-hybrid', dimension: data.dim, metric: 'dotproduct' });
+    const hy = await ingest(
+      client,
+      hybridHost,
+      (i) => JSON.stringify({ id: id(i), values: arr(data.vectors, i, data.dim), sparseValues: sparseJson(sparse.records[i]) }),
+      0,
+      spec.sparseN,
+      4,
+      30 * 60_000,
+      true,
+    );
+    const hybridBodies = sparse.queries.map((s, q) => JSON.stringify({ vector: arr(data.queries, q, data.dim), sparseVector: sparseJson(s), topK: k, includeMetadata: true }));
+    const hybridScore = (q: number) => (i: number): number => sparseDot(sparse.queries[q], sparse.records[i]) + scoreOf(q)(i);
+    const hybridQuery = await queryPhase(client, hybridHost, hybridBodies, 1, phaseMs, (q, m) => ({
+      recall: recallAtK(m.map((x) => indexOfId(x.id)), hybridTruthList[q], k, hybridScore(q)),
+      short: m.length < Math.min(k, hybridTruthList[q].ids.length),
+      violations: 0,
+    }));
+    log(`sparse: ${Math.round(sp.phase.vectorsPerSecond)} vectors/s, query p50 ${sparseQuery.latency.p50Ms.toFixed(2)} ms recall ${sparseQuery.recall.toFixed(4)}; hybrid: ${Math.round(hy.phase.vectorsPerSecond)} vectors/s, p50 ${hybridQuery.latency.p50Ms.toFixed(2)} ms recall ${hybridQuery.recall.toFixed(4)}`);
+    const peakRssBytes = memoryOf(server.pid).hwmBytes;
+
+    // Restart: process start to /ready with the data loaded, then to a correct answer.
+    let ts = performance.now();
+    await server.stop();
+    const stopSeconds = (performance.now() - ts) / 1000;
+    server = undefined;
+    ts = performance.now();
+    server = await startServer(dataDir, apiKey);
+    const restarted = server;
+    const host2 = await describeHost(client, restarted.url, 'bench-dense');
+    let firstCorrectQueryMs = Number.NaN;
+    for (let attempt = 0; attempt < 600; attempt++) {
+      const r = await client.request('POST', `${host2}/query`, lastBody);
+      if (r.status === 200 && matchesOf(JSON.parse(r.text))[0]?.id === id(data.n - 1)) {
+        firstCorrectQueryMs = performance.now() - ts;
+        break;
+      }
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    if (!Number.isFinite(firstCorrectQueryMs)) throw new Error('after restart no query found the data (30 s)');
+    const recordsAfterRestart = await totalCount(client, host2);
+    const rssAfterRestartBytes = memoryOf(restarted.pid).rssBytes;
+    log(`restart: listening ${restarted.listeningMs.toFixed(0)} ms, ready ${restarted.readyMs.toFixed(0)} ms, first correct query ${firstCorrectQueryMs.toFixed(0)} ms`);
+
+    const pick = pickHnsw(hnswlib.sweep, u1.recall);
+    const result: BenchResult = {
+      size: spec.name,
+      startedAt,
+      totalSeconds: 0,
+      machine,
+      commit: commitOf(),
+      data: {
+        records: data.n,
+        dimension: data.dim,
+        metric: 'cosine',
+        queries: data.queryCount,
+        clusters: spec.clusters,
+        generateSeconds,
+        groundTruthSeconds,
+        sparseRecords: spec.sparseN,
+        sparseQueries: spec.sparseQueries,
+      },
+      references: { hnswlib, bruteForce },
+      ingest: {
+        c1: c1.phase,
+        c4: c4.phase,
+        totalSeconds: (lastAck - ingestStart) / 1000,
+        fullyIndexedSeconds: (visibleAt - ingestStart) / 1000,
+        visibleAfterLastAckMs: visibleAt - lastAck,
+        fullyIndexedMethod:
+          'no indexing status is exposed and search is exact, so "fully indexed" = stats count every record and a query returns the last one (an upper bound: it includes that stats call and that exact query)',
+      },
+      query: { unfiltered: { c1: u1, c8: u8 }, filtered },
+      sparse: { records: spec.sparseN, upsertVectorsPerSecond: sp.phase.vectorsPerSecond, query: sparseQuery },
+      hybrid: { records: spec.sparseN, upsertVectorsPerSecond: hy.phase.vectorsPerSecond, query: hybridQuery },
+      operations: { fetch10, fetch100, describeIndexStats, listPage },
+      restart: { stopSeconds, listeningMs: restarted.listeningMs, readyMs: restarted.readyMs, firstCorrectQueryMs, recordsAfterRestart },
+      memory: {
+        rssEmptyBytes,
+        rssAfterLoadBytes: memAfterLoad.rssBytes,
+        bytesPerVector: (memAfterLoad.rssBytes - rssEmptyBytes) / data.n,
+        rawFloat32BytesPerVector: data.dim * 4,
+        peakRssBytes,
+        rssAfterRestartBytes,
+      },
+      healthProbe: { idle: idleProbe, duringIngest: summarize(ingestHealth), duringQueries: summarize(queryHealth) },
+      headline: {
+        coniferRecall: u1.recall,
+        coniferP50Ms: u1.latency.p50Ms,
+        coniferQpsC1: u1.qps,
+        coniferQpsC8: u8.qps,
+        hnswEf: pick.point.ef,
+        hnswRecall: pick.point.recall,
+        hnswReachedConiferRecall: pick.reached,
+        hnswP50Ms: pick.point.latency.p50Ms,
+        hnswQps: pick.point.qps,
+        p50Ratio: u1.latency.p50Ms / pick.point.latency.p50Ms,
+        qpsRatio: u1.qps / pick.point.qps,
+        qpsRatioC8: u8.qps / pick.point.qps,
+        bruteForceP50Ms: bruteForce.latency.p50Ms,
+        p50RatioToBruteForce: u1.latency.p50Ms / bruteForce.latency.p50Ms,
+      },
+    };
+    await server.stop();
+    server = undefined;
+    result.totalSeconds = (performance.now() - t0) / 1000;
+    mkdirSync(options.outDir, { recursive: true });
+    const files = writeReports(result, options.outDir);
+    log(files.table);
+    log(`wrote ${files.json}, ${files.md}, ${files.svg}`);
+    return result;
+  } finally {
+    client.close();
+    if (server) await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+

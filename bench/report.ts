@@ -1,0 +1,337 @@
+// Renders a result: an aligned table for stdout, the JSON with every figure, a Markdown
+// report and a hand-written SVG chart of recall (x) against QPS (y, log scale).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BenchResult, QueryPhase } from './harness.js';
+import type { LatencySummary } from './stats.js';
+import { SHAPE } from './data.js';
+
+const f = (v: number, digits = 2): string => (Number.isFinite(v) ? v.toFixed(digits) : String(v));
+const int = (v: number): string => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : String(v));
+const mib = (b: number): string => `${f(b / 2 ** 20, 1)} MiB`;
+const ms = (v: number): string => `${f(v, v < 0.1 ? 3 : v < 10 ? 2 : 1)} ms`;
+
+type Table = { head: string[]; rows: string[][] };
+
+function markdown(t: Table): string {
+  const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
+  return [line(t.head), line(t.head.map((_, i) => (i === 0 ? '---' : '---:'))), ...t.rows.map(line)].join('\n');
+}
+
+function aligned(t: Table): string {
+  const widths = t.head.map((h, i) => Math.max(h.length, ...t.rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(t.head), widths.map((w) => '-'.repeat(w)).join('  '), ...t.rows.map(line)].join('\n');
+}
+
+function latencyCells(l: LatencySummary): string[] {
+  return [ms(l.p50Ms), ms(l.p95Ms), ms(l.p99Ms)];
+}
+
+function headlineTable(r: BenchResult): Table {
+  const h = r.headline;
+  const sweep = r.references.hnswlib.sweep.find((p) => p.ef === h.hnswEf);
+  const bf = r.references.bruteForce;
+  return {
+    head: ['', 'Conifer (HTTP, c=1)', 'Conifer (HTTP, c=8)', `hnswlib-node ef=${h.hnswEf} (in-process)`, 'brute force (in-process)'],
+    rows: [
+      ['recall@10', f(h.coniferRecall, 4), f(r.query.unfiltered.c8.recall, 4), f(h.hnswRecall, 4), f(bf.recall, 4)],
+      ['p50 latency', ms(h.coniferP50Ms), ms(r.query.unfiltered.c8.latency.p50Ms), ms(h.hnswP50Ms), ms(bf.latency.p50Ms)],
+      ['p99 latency', ms(r.query.unfiltered.c1.latency.p99Ms), ms(r.query.unfiltered.c8.latency.p99Ms), ms(sweep?.latency.p99Ms ?? NaN), ms(bf.latency.p99Ms)],
+      ['QPS', f(h.coniferQpsC1, 1), f(h.coniferQpsC8, 1), f(h.hnswQps, 1), f(bf.qps, 1)],
+    ],
+  };
+}
+
+function ratiosText(r: BenchResult): string[] {
+  const h = r.headline;
+  const which = h.hnswReachedConiferRecall
+    ? `ef=${h.hnswEf}, the first ef whose recall (${f(h.hnswRecall, 4)}) is ≥ Conifer's (${f(h.coniferRecall, 4)})`
+    : `ef=${h.hnswEf}: no ef reached Conifer's recall ${f(h.coniferRecall, 4)}, so the best one (${f(h.hnswRecall, 4)}) is used`;
+  return [
+    `Conifer p50 ÷ hnswlib p50 at equal recall: ${f(h.p50Ratio, 1)}× (${which})`,
+    `Conifer QPS ÷ hnswlib single-thread QPS: ${f(h.qpsRatio, 3)} at concurrency 1, ${f(h.qpsRatioC8, 3)} at concurrency 8`,
+    `Conifer p50 ÷ in-process brute-force p50 (both exact): ${f(h.p50RatioToBruteForce, 2)}×`,
+  ];
+}
+
+function queryRow(name: string, p: QueryPhase): string[] {
+  return [name, String(p.concurrency), String(p.queries) + (p.stoppedEarly ? '*' : ''), f(p.qps, 1), ...latencyCells(p.latency), f(p.recall, 4), String(p.shortAnswers), String(p.filterViolations)];
+}
+
+function queryTable(r: BenchResult): Table {
+  const rows = [queryRow('no filter', r.query.unfiltered.c1), queryRow('no filter', r.query.unfiltered.c8)];
+  for (const fr of r.query.filtered) {
+    const name = `bucket < ${fr.selectivity * 1000} (${f(fr.selectivity * 100, 1)} %, ${fr.matchingRecords} records)`;
+    rows.push(queryRow(name, fr.c1), queryRow(name, fr.c8));
+  }
+  rows.push(queryRow(`sparse-only (${r.sparse.records} records)`, r.sparse.query));
+  rows.push(queryRow(`hybrid dense+sparse (${r.hybrid.records} records)`, r.hybrid.query));
+  return { head: ['query (topK 10, metadata)', 'conc.', 'queries', 'QPS', 'p50', 'p95', 'p99', 'recall@10', 'short', 'filter violations'], rows };
+}
+
+function ingestTable(r: BenchResult): Table {
+  const row = (p: BenchResult['ingest']['c1']): string[] => [
+    String(p.concurrency),
+    int(p.vectors),
+    String(p.requests),
+    f(p.meanBatchVectors, 0),
+    f(p.meanBatchBytes / 1e6, 2),
+    int(p.vectorsPerSecond),
+    f(p.megabytesPerSecond, 1),
+    ...latencyCells(p.latency),
+  ];
+  return {
+    head: ['concurrency', 'vectors', 'requests', 'vectors/request', 'MB/request', 'vectors/s', 'MB/s', 'p50', 'p95', 'p99'],
+    rows: [row(r.ingest.c1), row(r.ingest.c4)],
+  };
+}
+
+function opsTable(r: BenchResult): Table {
+  const o = r.operations;
+  const row = (name: string, l: LatencySummary): string[] => [name, String(l.count), ...latencyCells(l)];
+  return {
+    head: ['operation (concurrency 1)', 'requests', 'p50', 'p95', 'p99'],
+    rows: [
+      row('fetch 10 ids', o.fetch10),
+      row('fetch 100 ids', o.fetch100),
+      row('describe_index_stats', o.describeIndexStats),
+      row('list (page of 100, walking pages)', o.listPage),
+      row('GET /health, idle', r.healthProbe.idle),
+      row('GET /health during ingest', r.healthProbe.duringIngest),
+      row('GET /health during queries', r.healthProbe.duringQueries),
+    ],
+  };
+}
+
+function otherTable(r: BenchResult): Table {
+  const m = r.memory;
+  return {
+    head: ['figure', 'value'],
+    rows: [
+      ['ingest, all records acknowledged', `${f(r.ingest.totalSeconds, 1)} s`],
+      ['ingest start → fully indexed (see note)', `${f(r.ingest.fullyIndexedSeconds, 1)} s`],
+      ['last acknowledged upsert → reads see it', ms(r.ingest.visibleAfterLastAckMs)],
+      ['sparse upsert', `${int(r.sparse.upsertVectorsPerSecond)} vectors/s`],
+      ['hybrid upsert', `${int(r.hybrid.upsertVectorsPerSecond)} vectors/s`],
+      ['restart: stop (SIGTERM → exit)', `${f(r.restart.stopSeconds, 2)} s`],
+      ['restart: process start → listening', ms(r.restart.listeningMs)],
+      ['restart: process start → /ready 200', ms(r.restart.readyMs)],
+      ['restart: process start → first correct query', ms(r.restart.firstCorrectQueryMs)],
+      ['records after restart', int(r.restart.recordsAfterRestart)],
+      ['server RSS, empty index', mib(m.rssEmptyBytes)],
+      ['server RSS after dense load', mib(m.rssAfterLoadBytes)],
+      ['RSS growth per dense vector (raw float32: ' + m.rawFloat32BytesPerVector + ' B)', `${int(m.bytesPerVector)} B`],
+      ['server peak RSS (VmHWM)', mib(m.peakRssBytes)],
+      ['server RSS after restart (all three indexes loaded)', mib(m.rssAfterRestartBytes)],
+    ],
+  };
+}
+
+function sweepTable(r: BenchResult): Table {
+  return {
+    head: ['ef', 'recall@10', 'QPS (1 thread)', 'p50', 'p95', 'p99'],
+    rows: r.references.hnswlib.sweep.map((p) => [String(p.ef), f(p.recall, 4), int(p.qps), ...latencyCells(p.latency)]),
+  };
+}
+
+export function stdoutTable(r: BenchResult): string {
+  return [
+    '',
+    `== Conifer benchmark: ${r.size}, ${r.data.records} × ${r.data.dimension} cosine, ${r.data.queries} queries (${f(r.totalSeconds, 0)} s) ==`,
+    aligned(headlineTable(r)),
+    '',
+    ...ratiosText(r),
+    '',
+    aligned(queryTable(r)),
+    '',
+    aligned(ingestTable(r)),
+    '',
+    aligned(opsTable(r)),
+    '',
+    aligned(otherTable(r)),
+    '',
+    'hnswlib-node ef sweep (M=16, efConstruction=200):',
+    aligned(sweepTable(r)),
+  ].join('\n');
+}
+
+export function markdownReport(r: BenchResult, svgName: string): string {
+  const mc = r.machine;
+  const d = r.data;
+  const h = r.references.hnswlib;
+  return `# Conifer benchmark: \`${r.size}\`
+
+Run ${r.startedAt} with \`npm run bench -- --size ${r.size}\` in ${f(r.totalSeconds, 0)} s, server built
+from commit \`${r.commit}\`.
+Machine: ${mc.cores} × ${mc.cpu}, ${mc.totalMemoryGiB} GiB RAM, Node ${mc.node}, ${mc.os}.
+The harness (client and references) and the server share these cores.
+
+Data: ${int(d.records)} records × ${d.dimension} dimensions, cosine, seeded synthetic embeddings
+(${d.clusters} Gaussian clusters whose centres span a ${SHAPE.globalRank}-dimensional subspace, a rank-${SHAPE.localRank} spread
+per cluster (scale ${SHAPE.localSpread}) plus isotropic noise (scale ${SHAPE.noise}), unit-normalised, float32). Metadata: \`bucket\` (integer,
+each of 0..999 held by exactly 1/1000 of the records), \`tag\` (10 strings), \`labels\` (list of
+strings). ${d.queries} held-out queries from the same distribution; exact ground truth by brute
+force in the harness (${f(d.groundTruthSeconds, 1)} s). Request bodies are \`JSON.stringify\` of the
+values, as clients send them (17-digit numbers).
+
+## Headline
+
+${markdown(headlineTable(r))}
+
+${ratiosText(r).map((s) => `- ${s}`).join('\n')}
+
+![recall against QPS](${svgName})
+
+Conifer is measured over HTTP on loopback (JSON encode, request, server, JSON decode); the
+references run in the harness process with no HTTP at all, on one thread. Conifer's search is
+exact today, so its recall is 1.0 and its reference is brute force; hnswlib shows what an
+HNSW engine achieves on the same data.
+
+## Queries
+
+\`*\` after the query count: the phase stopped at its time bound (${r.size} phases are bounded)
+before running every query. "short": answers with fewer than min(topK, matching records)
+matches. "filter violations": matches whose metadata does not satisfy the filter.
+
+${markdown(queryTable(r))}
+
+## Ingest
+
+Largest batches the limits allow (≤ 1000 vectors and ≤ 2,000,000 bytes per request); the
+first ~30 % of the records at concurrency 1, the rest at concurrency 4, into one index.
+
+${markdown(ingestTable(r))}
+
+## Other operations and server responsiveness
+
+The server exposes no event-loop delay yet; the latency of \`GET /health\` (probed every 20 ms
+on its own connection) while the server is busy stands in for it — it is a proxy, not the
+event-loop delay itself.
+
+${markdown(opsTable(r))}
+
+## Ingest visibility, restart, memory
+
+"Fully indexed": ${r.ingest.fullyIndexedMethod}. Memory is the server process's VmRSS from
+/proc (engine worker included).
+
+${markdown(otherTable(r))}
+
+## hnswlib-node reference
+
+M=${h.M}, efConstruction=${h.efConstruction}, built in ${f(h.buildSeconds, 1)} s
+(${int(h.buildVectorsPerSecond)} vectors/s, one thread); searchKnn with k=10.
+
+${markdown(sweepTable(r))}
+
+Every figure is in the JSON file next to this report.
+`;
+}
+
+/** Pushes right-aligned labels apart vertically (13 px lines) where their boxes would overlap. */
+function placeLabels(labels: { x: number; y: number; text: string }[]): void {
+  labels.sort((a, b) => a.y - b.y);
+  const width = (t: string): number => t.length * 6;
+  for (let i = 0; i < labels.length; i++) {
+    for (let j = 0; j < i; j++) {
+      const a = labels[j];
+      const b = labels[i];
+      const overlapX = a.x - width(a.text) < b.x && b.x - width(b.text) < a.x;
+      if (overlapX && Math.abs(b.y - a.y) < 13) b.y = a.y + 13;
+    }
+  }
+}
+
+export function recallQpsSvg(r: BenchResult): string {
+  const W = 760;
+  const H = 460;
+  const m = { left: 80, right: 30, top: 50, bottom: 60 };
+  const pw = W - m.left - m.right;
+  const ph = H - m.top - m.bottom;
+  const sweep = r.references.hnswlib.sweep;
+  const conifer = [
+    { label: 'Conifer, 1 client', recall: r.query.unfiltered.c1.recall, qps: r.query.unfiltered.c1.qps },
+    { label: 'Conifer, 8 clients', recall: r.query.unfiltered.c8.recall, qps: r.query.unfiltered.c8.qps },
+  ];
+  const bf = r.references.bruteForce;
+  const recalls = [...sweep.map((p) => p.recall), ...conifer.map((p) => p.recall), bf.recall].filter(Number.isFinite);
+  const qpss = [...sweep.map((p) => p.qps), ...conifer.map((p) => p.qps), bf.qps].filter((v) => Number.isFinite(v) && v > 0);
+  const xMin = Math.max(0, Math.floor((Math.min(...recalls) - 0.02) * 20) / 20);
+  const xMax = 1.0 + (1.0 - xMin) * 0.03; // room for the markers at recall 1.0
+  const yMin = 10 ** Math.floor(Math.log10(Math.min(...qpss)));
+  const yMax = 10 ** Math.ceil(Math.log10(Math.max(...qpss)) + 1e-9);
+  const x = (v: number): number => m.left + ((v - xMin) / (xMax - xMin)) * pw;
+  const y = (v: number): number => m.top + ph - ((Math.log10(v) - Math.log10(yMin)) / (Math.log10(yMax) - Math.log10(yMin))) * ph;
+  const out: string[] = [];
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif" font-size="12">`);
+  out.push(`<rect width="${W}" height="${H}" fill="white"/>`);
+  out.push(`<text x="${W / 2}" y="24" text-anchor="middle" font-size="15" font-weight="bold">Recall@10 vs queries per second — ${r.size} (${r.data.records.toLocaleString('en-US')} × ${r.data.dimension}, cosine)</text>`);
+  // Grid and ticks.
+  for (let e = Math.log10(yMin); e <= Math.log10(yMax) + 1e-9; e++) {
+    const v = 10 ** e;
+    out.push(`<line x1="${m.left}" x2="${m.left + pw}" y1="${f(y(v), 1)}" y2="${f(y(v), 1)}" stroke="#ccc"/>`);
+    out.push(`<text x="${m.left - 8}" y="${f(y(v) + 4, 1)}" text-anchor="end">${v >= 1 ? v.toLocaleString('en-US') : v}</text>`);
+    for (const mult of [2, 5]) {
+      const mv = v * mult;
+      if (mv < yMax) out.push(`<line x1="${m.left}" x2="${m.left + pw}" y1="${f(y(mv), 1)}" y2="${f(y(mv), 1)}" stroke="#eee"/>`);
+    }
+  }
+  const step = xMax - xMin > 0.5 ? 0.1 : 0.05;
+  for (let v = xMin; v <= 1.0 + 1e-9; v += step) {
+    out.push(`<line x1="${f(x(v), 1)}" x2="${f(x(v), 1)}" y1="${m.top}" y2="${m.top + ph}" stroke="#eee"/>`);
+    out.push(`<text x="${f(x(v), 1)}" y="${m.top + ph + 18}" text-anchor="middle">${v.toFixed(2)}</text>`);
+  }
+  out.push(`<rect x="${m.left}" y="${m.top}" width="${pw}" height="${ph}" fill="none" stroke="#333"/>`);
+  out.push(`<text x="${m.left + pw / 2}" y="${H - 18}" text-anchor="middle" font-size="13">recall@10 (against exact search)</text>`);
+  out.push(`<text transform="translate(20 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle" font-size="13">queries per second (log scale)</text>`);
+  // Labels sit left of their points (text-anchor end) and are pushed apart below.
+  const labels: { x: number; y: number; text: string; color: string }[] = [];
+  // hnswlib sweep.
+  const pts = sweep.filter((p) => Number.isFinite(p.recall) && p.qps > 0);
+  out.push(`<polyline fill="none" stroke="#1f77b4" stroke-width="2" points="${pts.map((p) => `${f(x(p.recall), 1)},${f(y(p.qps), 1)}`).join(' ')}"/>`);
+  for (const p of pts) {
+    out.push(`<circle cx="${f(x(p.recall), 1)}" cy="${f(y(p.qps), 1)}" r="4" fill="#1f77b4"/>`);
+    labels.push({ x: x(p.recall) - 8, y: y(p.qps) + 4, text: `ef ${p.ef}`, color: '#1f77b4' });
+  }
+  // Brute force and Conifer.
+  const bx = x(bf.recall);
+  const by = y(bf.qps);
+  out.push(`<rect x="${f(bx - 5, 1)}" y="${f(by - 5, 1)}" width="10" height="10" fill="#2ca02c"/>`);
+  labels.push({ x: bx - 10, y: by + 4, text: `brute force, 1 thread: ${bf.qps.toFixed(1)} QPS`, color: '#2ca02c' });
+  out.push(`<polyline fill="none" stroke="#d62728" stroke-width="2" stroke-dasharray="4 3" points="${conifer.map((p) => `${f(x(p.recall), 1)},${f(y(p.qps), 1)}`).join(' ')}"/>`);
+  for (const p of conifer) {
+    const cx = x(p.recall);
+    const cy = y(p.qps);
+    out.push(`<path d="M ${f(cx, 1)} ${f(cy - 7, 1)} L ${f(cx + 7, 1)} ${f(cy, 1)} L ${f(cx, 1)} ${f(cy + 7, 1)} L ${f(cx - 7, 1)} ${f(cy, 1)} Z" fill="#d62728"/>`);
+    labels.push({ x: cx - 10, y: cy + 4, text: `${p.label}: ${p.qps.toFixed(1)} QPS`, color: '#d62728' });
+  }
+  placeLabels(labels);
+  for (const l of labels) {
+    out.push(`<text x="${f(l.x, 1)}" y="${f(l.y, 1)}" text-anchor="end" fill="${l.color}" font-size="11">${l.text}</text>`);
+  }
+  // Legend (bottom left).
+  const lx = m.left + 14;
+  const ly = m.top + ph - 70;
+  out.push(`<rect x="${lx - 8}" y="${ly - 14}" width="300" height="70" fill="white" stroke="#999"/>`);
+  out.push(`<line x1="${lx}" x2="${lx + 24}" y1="${ly}" y2="${ly}" stroke="#1f77b4" stroke-width="2"/><circle cx="${lx + 12}" cy="${ly}" r="4" fill="#1f77b4"/>`);
+  out.push(`<text x="${lx + 32}" y="${ly + 4}">hnswlib-node in-process, ef sweep (M=16)</text>`);
+  out.push(`<path d="M ${lx + 12} ${ly + 13} L ${lx + 19} ${ly + 20} L ${lx + 12} ${ly + 27} L ${lx + 5} ${ly + 20} Z" fill="#d62728"/>`);
+  out.push(`<text x="${lx + 32}" y="${ly + 24}">Conifer over HTTP (exact search), 1 and 8 clients</text>`);
+  out.push(`<rect x="${lx + 7}" y="${ly + 35}" width="10" height="10" fill="#2ca02c"/>`);
+  out.push(`<text x="${lx + 32}" y="${ly + 44}">exact brute force in-process</text>`);
+  out.push('</svg>');
+  return out.join('\n') + '\n';
+}
+
+export function writeReports(r: BenchResult, outDir: string): { json: string; md: string; svg: string; table: string } {
+  const stamp = r.startedAt.replace(/[:.]/g, '-');
+  const json = join(outDir, `${r.size}-${stamp}.json`);
+  const svgName = `${r.size}-recall-qps.svg`;
+  const svg = join(outDir, svgName);
+  const md = join(outDir, `${r.size}.md`);
+  writeFileSync(json, JSON.stringify(r, null, 2) + '\n');
+  writeFileSync(svg, recallQpsSvg(r));
+  writeFileSync(md, markdownReport(r, svgName));
+  return { json, md, svg, table: stdoutTable(r) };
+}

@@ -1,0 +1,79 @@
+// Runs the benchmark end to end at the `tiny` size against the real server. Checks that
+// every figure is present and finite and that recall is measured correctly; it asserts
+// no timings (benchmarks measure, tests do not judge speed).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runBenchmark } from '../../bench/harness.js';
+import { recallAtK } from '../../bench/stats.js';
+
+/** Every number in a JSON-like value, with its path. */
+function numbers(value: unknown, path: string, out: [string, number][]): [string, number][] {
+  if (typeof value === 'number') out.push([path, value]);
+  else if (Array.isArray(value)) value.forEach((v, i) => numbers(v, `${path}[${i}]`, out));
+  else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) numbers(v, `${path}.${k}`, out);
+  }
+  return out;
+}
+
+test('recall@k scores a perturbed result list below 1', () => {
+  const truth = { ids: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], scores: [10, 9, 8, 7, 6, 5, 4, 3, 2, 1] };
+  assert.equal(recallAtK([...truth.ids], truth, 10), 1);
+  assert.equal(recallAtK([10, 9, 8, 7, 6, 5, 4, 3, 2, 1], truth, 10), 1, 'order within the top-k does not matter');
+  const perturbed = [1, 2, 3, 4, 5, 6, 7, 8, 9, 42];
+  assert.ok(recallAtK(perturbed, truth, 10) < 1);
+  assert.equal(recallAtK(perturbed, truth, 10), 0.9);
+  assert.equal(recallAtK([1, 1, 1, 1, 1, 1, 1, 1, 1, 1], truth, 10), 0.1, 'duplicates count once');
+  assert.equal(recallAtK(perturbed, truth, 10, (id) => (id === 42 ? 0.5 : 0)), 0.9, 'a worse score is still a miss');
+  assert.equal(recallAtK(perturbed, truth, 10, (id) => (id === 42 ? 1 : 0)), 1, 'a tie with the k-th score is not a miss');
+  assert.equal(recallAtK([2, 1], { ids: [1, 2], scores: [2, 1] }, 10), 1, 'fewer than k matching');
+});
+
+test('the tiny benchmark runs end to end and reports every figure', { timeout: 120_000 }, async () => {
+  const outDir = mkdtempSync(join(tmpdir(), 'conifer-bench-test-'));
+  try {
+    const r = await runBenchmark({ size: 'tiny', outDir, log: () => {} });
+    const all = numbers(r, 'result', []);
+    assert.ok(all.length > 150, `expected many figures, got ${all.length}`);
+    for (const [path, v] of all) assert.ok(Number.isFinite(v), `${path} is ${v}`);
+
+    // Exact search today: recall is 1.0 everywhere, answers are never short.
+    assert.equal(r.headline.coniferRecall, 1);
+    assert.equal(r.query.unfiltered.c1.recall, 1);
+    assert.equal(r.query.unfiltered.c8.recall, 1);
+    for (const fr of r.query.filtered) {
+      assert.equal(fr.c1.recall, 1, fr.filter);
+      assert.equal(fr.c8.recall, 1, fr.filter);
+      assert.equal(fr.c1.shortAnswers, 0, fr.filter);
+      assert.equal(fr.c1.filterViolations, 0, fr.filter);
+    }
+    assert.deepEqual(r.query.filtered.map((fr) => fr.selectivity), [0.5, 0.1, 0.01, 0.001]);
+    assert.equal(r.sparse.query.recall, 1);
+    assert.equal(r.hybrid.query.recall, 1);
+    assert.equal(r.references.bruteForce.recall, 1);
+    assert.equal(r.restart.recordsAfterRestart, r.data.records);
+    assert.equal(r.ingest.c1.vectors + r.ingest.c4.vectors, r.data.records);
+    assert.ok(r.query.unfiltered.c1.queries > 0 && r.query.unfiltered.c8.queries > 0);
+    const sweep = r.references.hnswlib.sweep;
+    assert.ok(sweep.length >= 5);
+    for (const p of sweep) assert.ok(p.recall > 0 && p.recall <= 1, `ef ${p.ef} recall ${p.recall}`);
+    for (const l of [r.operations.fetch10, r.operations.fetch100, r.operations.describeIndexStats, r.operations.listPage]) {
+      assert.ok(l.count > 0);
+    }
+
+    const files = readdirSync(outDir).sort();
+    assert.ok(files.includes('tiny.md'), files.join(', '));
+    assert.ok(files.includes('tiny-recall-qps.svg'), files.join(', '));
+    const json = files.find((name) => /^tiny-.*\.json$/.test(name));
+    assert.ok(json, files.join(', '));
+    assert.deepEqual(JSON.parse(readFileSync(join(outDir, json), 'utf8')), JSON.parse(JSON.stringify(r)));
+    const md = readFileSync(join(outDir, 'tiny.md'), 'utf8');
+    assert.match(md, /tiny-recall-qps\.svg/);
+    assert.match(readFileSync(join(outDir, 'tiny-recall-qps.svg'), 'utf8'), /^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+});
