@@ -11,18 +11,8 @@ import Database from 'better-sqlite3';
 import { startServer, api, removeDir, type TestServer } from '../helpers/server.js';
 import { RecordStore, RECORD_STORE_FILE } from '../../src/engine/record-store.js';
 import { openCatalogDb } from '../../src/catalog/database.js';
+import { prng } from '../helpers/prng.js';
 
-/** mulberry32: a small seeded PRNG, deterministic across runs and platforms. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const DIM = 8;
 type Meta = Record<string, string | number | boolean | string[]>;

@@ -6,20 +6,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, api, removeDir, type TestServer } from '../helpers/server.js';
+import { prng } from '../helpers/prng.js';
 
 // ---- seeded data ---------------------------------------------------------------------
 
-/** mulberry32: a small seeded PRNG, deterministic across runs and platforms. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Metric = 'cosine' | 'euclidean' | 'dotproduct';
 type Meta = { bucket: number; tag: string; tags?: string[] };

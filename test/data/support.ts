@@ -120,14 +120,4 @@ export function assertDataError(res: ApiResponse, status: number, pattern?: RegE
 /** float32 rounding of a JS number, as the server stores values. */
 export const f32 = Math.fround;
 
-/** Deterministic pseudo-random numbers (mulberry32), so failures reproduce. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng as rng } from '../helpers/prng.js';

@@ -10,20 +10,10 @@ import { EngineIndex } from '../../src/engine/engine-index.js';
 import { parseFilter, type Metadata } from '../../src/engine/filter.js';
 import type { Metric } from '../../src/engine/metric.js';
 import type { SparseValues, StoredRecord } from '../../src/engine/record-codec.js';
+import { prng } from '../helpers/prng.js';
 
 // ---- seeded data ---------------------------------------------------------------------
 
-/** mulberry32: a small seeded PRNG, deterministic across runs and platforms. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const DIM = 8;
 const TAGS = ['red', 'green', 'blue', 'amber'];

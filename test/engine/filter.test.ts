@@ -19,6 +19,7 @@ import {
   type Metadata,
   type MetadataValue,
 } from '../../src/engine/filter.js';
+import { prng as mulberry32 } from '../helpers/prng.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -277,16 +278,6 @@ describe('filter: pinned semantics', () => {
 // ---------------------------------------------------------------------------------------
 // Seeded random filters.
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Real fields weigh more; the rest cover missing fields and inherited names.
 const FIELDS = [
