@@ -6,7 +6,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, api, removeDir, type TestServer } from '../helpers/server.js';
-import { prng } from '../helpers/prng.js';
+import { prng, shuffle } from '../helpers/prng.js';
 
 // ---- seeded data ---------------------------------------------------------------------
 
@@ -43,15 +43,6 @@ function meta(rand: () => number): Meta {
   const m: Meta = { bucket: Math.floor(rand() * 10), tag: TAGS[Math.floor(rand() * TAGS.length)] };
   if (rand() < 0.8) m.tags = LIST_TAGS.filter(() => rand() < 0.4);
   return m;
-}
-
-function shuffle<T>(rand: () => number, items: T[]): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
 }
 
 // ---- the reference ---------------------------------------------------------------------

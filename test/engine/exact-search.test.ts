@@ -10,7 +10,7 @@ import { EngineIndex } from '../../src/engine/engine-index.js';
 import { parseFilter, type Metadata } from '../../src/engine/filter.js';
 import type { Metric } from '../../src/engine/metric.js';
 import type { SparseValues, StoredRecord } from '../../src/engine/record-codec.js';
-import { prng } from '../helpers/prng.js';
+import { prng, shuffle } from '../helpers/prng.js';
 
 // ---- seeded data ---------------------------------------------------------------------
 
@@ -50,15 +50,6 @@ function randomMetadata(rand: () => number): Metadata | undefined {
   const m: Metadata = { bucket: Math.floor(rand() * 10), tag: TAGS[Math.floor(rand() * TAGS.length)] };
   if (rand() < 0.8) m.tags = LIST_TAGS.filter(() => rand() < 0.4);
   return m;
-}
-
-function shuffle<T>(rand: () => number, items: T[]): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
 }
 
 // ---- the reference ---------------------------------------------------------------------

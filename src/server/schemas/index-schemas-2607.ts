@@ -3,6 +3,8 @@
 // Types and required fields only (422); values are checked in control/index-model-2607.ts.
 import { str, int, stringMap } from './json-types.js';
 
+// Unlike 2026-04's, the 2026-07 read_capacity is also a patch form on configure: omitted
+// dedicated fields keep their values, so none of them is required here.
 const readCapacity = {
   type: 'object',
   required: ['mode'],
