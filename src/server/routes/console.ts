@@ -1,0 +1,43 @@
+// The web console: static files built by `npm run build:console` (Vite, into
+// dist/console), served under /console/. The files hold no secret and need no key; the
+// console itself is a client of the public API and sends the user's key with each call
+// (see console/src/api.ts), so it has no privileges of its own.
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { notFound } from '../../errors.js';
+
+export const CONSOLE_PREFIX = '/console';
+
+// dist/src/server/routes/console.js → dist/console
+const BUILT_CONSOLE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'console');
+
+/** A Fastify plugin: register with `app.register(consoleRoutes)`. */
+export async function consoleRoutes(app: FastifyInstance): Promise<void> {
+  const root = BUILT_CONSOLE;
+  if (!existsSync(join(root, 'index.html'))) {
+    // A checkout built with `tsc` alone: say how to get the console instead of a bare 404.
+    app.get(`${CONSOLE_PREFIX}/*`, async () => {
+      throw notFound('The web console is not built: run `npm run build:console` (part of `npm run build`).');
+    });
+    app.get(CONSOLE_PREFIX, async () => {
+      throw notFound('The web console is not built: run `npm run build:console` (part of `npm run build`).');
+    });
+    return;
+  }
+  await app.register(fastifyStatic, {
+    root,
+    prefix: `${CONSOLE_PREFIX}/`,
+    // /console → /console/ so the page's relative asset URLs resolve under the prefix.
+    redirect: true,
+    index: 'index.html',
+    decorateReply: false,
+    setHeaders: (res) => {
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.setHeader('Referrer-Policy', 'no-referrer');
+      res.setHeader('X-Frame-Options', 'DENY');
+    },
+  });
+}
