@@ -253,7 +253,9 @@ export class Api {
   async metrics(): Promise<string | null> {
     let res: Response;
     try {
-      res = await fetch('/metrics', { headers: { 'Api-Key': this.key } });
+      // Both headers: harmless if /metrics needs neither, and a server without the route
+      // then answers its plain 404 rather than a 400 for a missing version header.
+      res = await fetch('/metrics', { headers: { 'Api-Key': this.key, 'X-Pinecone-Api-Version': API_VERSION } });
     } catch {
       throw new ApiFailure(0, 'UNREACHABLE', `Cannot reach the Conifer server at ${location.origin}. Is it running?`);
     }

@@ -1,7 +1,7 @@
 // The shell: sign-in until a key works, then a header with the places and the current
 // view. A 401 from any call (key revoked meanwhile) returns to sign-in with the reason.
 import { useMemo, useState } from 'preact/hooks';
-import { Api, ApiFailure, describeError } from './api';
+import { Api, describeError } from './api';
 import { href, useRoute } from './router';
 import { forgetKey, saveKey, savedKey } from './session';
 import { ErrorMessage, Field } from './ui';
@@ -61,7 +61,7 @@ function SignIn(props: { error: string | null; onSignedIn: (key: string) => void
       await api.listIndexes();
       props.onSignedIn(value.trim());
     } catch (err) {
-      setError(err instanceof ApiFailure && err.status === 401 ? err.message : describeError(err));
+      setError(describeError(err));
     } finally {
       setBusy(false);
     }

@@ -30,14 +30,14 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
   await app.register(fastifyStatic, {
     root,
     prefix: `${CONSOLE_PREFIX}/`,
-    // /console → /console/ so the page's relative asset URLs resolve under the prefix.
-    redirect: true,
     index: 'index.html',
     decorateReply: false,
-    setHeaders: (res) => {
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-      res.setHeader('Referrer-Policy', 'no-referrer');
-      res.setHeader('X-Frame-Options', 'DENY');
+    setHeaders: (reply) => {
+      reply.header('X-Content-Type-Options', 'nosniff');
+      reply.header('Referrer-Policy', 'no-referrer');
+      reply.header('X-Frame-Options', 'DENY');
     },
   });
+  // /console → /console/, where the page's asset URLs resolve under the prefix.
+  app.get(CONSOLE_PREFIX, async (_request, reply) => reply.redirect(`${CONSOLE_PREFIX}/`, 301));
 }
