@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { notFound } from '../../errors.js';
+import { sendError } from '../error-mapper.js';
 
 export const CONSOLE_PREFIX = '/console';
 
@@ -27,6 +28,11 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
     });
     return;
   }
+  // Scoped to this plugin: whatever @fastify/static refuses (dot segments leaving the
+  // directory: its 403) is simply not a console file.
+  app.setErrorHandler((_err, request, reply) =>
+    sendError(request, reply, notFound(`Not a console file: ${request.url.split('?', 1)[0]}`)),
+  );
   await app.register(fastifyStatic, {
     root,
     prefix: `${CONSOLE_PREFIX}/`,
