@@ -206,6 +206,23 @@ describe('web console in Chromium', () => {
     await browser.screenshot('05-query');
   });
 
+  test('"more like this" from a record queries with its vector and leaves it out', async () => {
+    await page.getByRole('link', { name: 'Browse' }).click();
+    await page.getByLabel('Namespace').selectOption('films');
+    await page.getByRole('button', { name: 'm-10' }).click();
+    await page.getByRole('link', { name: 'More like this' }).click();
+    assert.equal(await page.getByRole('radio', { name: 'More like this record' }).isChecked(), true);
+    assert.equal(await page.getByLabel('Record id').inputValue(), 'm-10');
+    await page.getByRole('button', { name: 'Run query' }).click();
+    const rows = page.getByRole('table', { name: 'Query results' }).locator('tbody tr');
+    await rows.first().waitFor();
+    const expected = await api(server, 'POST', `${host}/query`, { body: { namespace: 'films', id: 'm-10', topK: 6 } });
+    const ids = expected.body.matches.map((m: { id: string }) => m.id);
+    assert.equal(ids[0], 'm-10');
+    const shown = await rows.evaluateAll((trs) => trs.map((tr) => (tr.children[1] as HTMLElement).innerText));
+    assert.deepEqual(shown, ids.slice(1));
+  });
+
   test('map: the sample is projected, coloured by a field, and a click shows the neighbours', async () => {
     await page.getByRole('link', { name: 'Map' }).click();
     await page.getByLabel('Namespace').selectOption('films');

@@ -74,16 +74,16 @@ export function IndexListView({ api }: { api: Api }) {
                   <th scope="row">
                     <a href={href('index', index.name)}>{index.name}</a>
                   </th>
-                  <td>{index.dimension ?? `sparse`}</td>
-                  <td>{index.metric}</td>
-                  <td>{specSummary(index.spec)}</td>
-                  <td>
+                  <td data-label="Dimension">{index.dimension ?? `sparse`}</td>
+                  <td data-label="Metric">{index.metric}</td>
+                  <td data-label="Spec">{specSummary(index.spec)}</td>
+                  <td data-label="State">
                     <span class={`state state-${index.status.state}`}>{index.status.state}</span>
                   </td>
-                  <td>
+                  <td data-label="Records">
                     <NamespaceCounts state={stats[index.name]} />
                   </td>
-                  <td>{bytes(indexFigure(metrics, 'conifer_index_disk_bytes', index))}</td>
+                  <td data-label="Disk">{bytes(indexFigure(metrics, 'conifer_index_disk_bytes', index))}</td>
                 </tr>
               ))}
             </tbody>
