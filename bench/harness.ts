@@ -1,7 +1,7 @@
 // The benchmark: generates the data, computes exact ground truth, measures the
 // references (hnswlib-node in-process, brute force), then starts the real server, drives
 // it over HTTP as a client would, and writes the report. `run.ts` is the CLI around it.
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, mkdirSync, readdirSync } from 'node:fs';
 import { tmpdir, cpus, totalmem, platform, release, arch } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -25,6 +25,7 @@ import { runBruteForce, runHnsw, type BruteResult, type HnswPoint, type HnswResu
 import { recallAtK, summarize, mean, type LatencySummary } from './stats.js';
 import { denseTruth, dot, sparseDot, sparseTruth, truthOf, FILTER_LEVELS, type DenseTruth } from './truth.js';
 import { writeReports } from './report.js';
+import { measureEcho } from './echo-server.js';
 
 export const TOP_K = 10;
 const UPSERT_MAX_BYTES = 2_000_000;
@@ -91,7 +92,12 @@ export interface BenchResult {
     sparseRecords: number;
     sparseQueries: number;
   };
-  references: { hnswlib: HnswResult; bruteForce: BruteResult };
+  references: {
+    hnswlib: HnswResult;
+    bruteForce: BruteResult;
+    /** A bare node:http server's round trip for the same query bodies, same client: the HTTP floor. */
+    httpEcho: LatencySummary;
+  };
   ingest: {
     c1: IngestPhase;
     c4: IngestPhase;
@@ -100,14 +106,28 @@ export interface BenchResult {
     fullyIndexedSeconds: number;
     /** From the last acknowledged upsert until a query returns the last record and stats count all. */
     visibleAfterLastAckMs: number;
-    /** How "fully indexed" was decided (the server exposes no indexing status yet). */
+    /** How "fully indexed" was decided. */
     fullyIndexedMethod: string;
+    /** fullyIndexedSeconds ÷ hnswlib's single-thread build time of the same data. */
+    indexedToHnswBuildRatio: number;
+    /** Queries run after the last acknowledged upsert while records were still outside a graph. */
+    duringIndexing: { queries: number; recall: number | null; shortAnswers: number; unindexedAtStart: number };
   };
   query: { unfiltered: { c1: QueryPhase; c8: QueryPhase }; filtered: FilterResult[] };
   sparse: { records: number; upsertVectorsPerSecond: number; query: QueryPhase };
   hybrid: { records: number; upsertVectorsPerSecond: number; query: QueryPhase };
   operations: { fetch10: LatencySummary; fetch100: LatencySummary; describeIndexStats: LatencySummary; listPage: LatencySummary };
-  restart: { stopSeconds: number; listeningMs: number; readyMs: number; firstCorrectQueryMs: number; recordsAfterRestart: number };
+  restart: {
+    stopSeconds: number;
+    listeningMs: number;
+    readyMs: number;
+    firstCorrectQueryMs: number;
+    recordsAfterRestart: number;
+    /** The same restart with every graph snapshot removed: the engine rebuilds from the record stores. */
+    rebuild: { readyMs: number; firstCorrectQueryMs: number; snapshotFilesRemoved: number };
+    /** readyMs ÷ rebuild.readyMs. */
+    readyToRebuildRatio: number;
+  };
   memory: {
     rssEmptyBytes: number;
     rssAfterLoadBytes: number;
@@ -134,6 +154,9 @@ export interface BenchResult {
     qpsRatioC8: number;
     bruteForceP50Ms: number;
     p50RatioToBruteForce: number;
+    echoP50Ms: number;
+    /** (Conifer p50 − hnswlib p50) ÷ the bare node:http round trip p50. */
+    overheadInEchoRoundTrips: number;
   };
 }
 
@@ -310,6 +333,42 @@ async function totalCount(client: Client, host: string): Promise<number> {
   return Number(b.totalVectorCount ?? b.totalRecordCount);
 }
 
+/**
+ * Records not yet in a graph, summed over every index, from the server's /metrics
+ * (`conifer_engine_unindexed_records`); NaN when the server does not expose it.
+ */
+async function unindexedRecords(client: Client, url: string): Promise<number> {
+  const r = await client.request('GET', `${url}/metrics`);
+  if (r.status !== 200) return Number.NaN;
+  let sum = 0;
+  let seen = false;
+  for (const line of r.text.split('\n')) {
+    const m = /^conifer_engine_unindexed_records(?:\{[^}]*\})? ([0-9.eE+-]+)$/.exec(line);
+    if (m) {
+      sum += Number(m[1]);
+      seen = true;
+    }
+  }
+  return seen ? sum : Number.NaN;
+}
+
+/**
+ * Removes every file of every index directory except the record store (records.db and its
+ * WAL/SHM): what is left is exactly what a rebuild starts from. Returns the files removed.
+ */
+function removeSnapshots(dataDir: string): number {
+  let removed = 0;
+  const root = join(dataDir, 'indexes');
+  for (const indexId of readdirSync(root)) {
+    for (const entry of readdirSync(join(root, indexId), { withFileTypes: true })) {
+      if (/^records\.db(-wal|-shm)?$/.test(entry.name)) continue;
+      rmSync(join(root, indexId, entry.name), { recursive: true, force: true });
+      removed++;
+    }
+  }
+  return removed;
+}
+
 async function timed(count: number, maxMs: number, op: (i: number) => Promise<number>): Promise<LatencySummary> {
   const load = await runLoad(1, count, maxMs, op);
   return summarize(load.latencies);
@@ -384,6 +443,21 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const host = await createIndex(client, server.url, { name: 'bench-dense', dimension: data.dim, metric: 'cosine' });
     const rssEmptyBytes = memoryOf(server.pid).rssBytes;
 
+    // Query bodies and their evaluation against the exact ground truth.
+    const denseBodies = (filter: number): string[] =>
+      Array.from({ length: data.queryCount }, (_, q) =>
+        JSON.stringify({ vector: arr(data.queries, q, data.dim), topK: k, includeMetadata: true, ...(filter ? { filter: { bucket: { $lt: filter } } } : {}) }),
+      );
+    const evaluator = (level: number) => {
+      const limit = FILTER_LEVELS[level];
+      const matching = limit === 0 ? data.n : (data.n * limit) / 1000;
+      return (q: number, matches: Match[]): Evaluation => {
+        const ids = matches.map((m) => indexOfId(m.id));
+        let violations = 0;
+        if (limit !== 0) for (const m of matches) if (!(typeof m.metadata?.bucket === 'number' && m.metadata.bucket < limit)) violations++;
+        return { recall: recallAtK(ids, truthOf(truth, q, level), k, limit === 0 ? scoreOf(q) : undefined), short: matches.length < Math.min(k, matching), violations };
+      };
+    };
     // Ingest: the first ~30 % at concurrency 1, the rest at concurrency 4.
     const encodeDense = (i: number): string => JSON.stringify({ id: id(i), values: arr(data.vectors, i, data.dim), metadata: metadataOf(data, i) });
     const probe = startProbe(server.url, apiKey);
@@ -406,25 +480,35 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       await new Promise((r) => setTimeout(r, 50));
     }
     if (!Number.isFinite(visibleAt)) throw new Error('the ingested data never became visible (30 s)');
+
+    // Indexing: until /metrics says no record is outside a graph, keep querying — recall
+    // and short answers while the engine still searches part of the data exactly.
+    const unfilteredBodies = denseBodies(0);
+    const evalUnfiltered = evaluator(0);
+    const unindexedAtStart = await unindexedRecords(client, server.url);
+    const during: Evaluation[] = [];
+    let indexedAt = Number.NaN;
+    const indexDeadline = performance.now() + 30 * 60_000;
+    for (let q = 0; performance.now() < indexDeadline; q++) {
+      const left = await unindexedRecords(client, server.url);
+      if (!(left > 0)) {
+        indexedAt = Math.max(performance.now(), visibleAt);
+        break;
+      }
+      const qi = q % unfilteredBodies.length;
+      const r = await client.request('POST', `${host}/query`, unfilteredBodies[qi]);
+      if (r.status !== 200) throw new Error(`query during indexing answered ${r.status}: ${r.text.slice(0, 300)}`);
+      during.push(evalUnfiltered(qi, matchesOf(JSON.parse(r.text))));
+      if (q % 20 === 19) await new Promise((res) => setTimeout(res, 50));
+    }
+    if (!Number.isFinite(indexedAt)) throw new Error('indexing did not finish within 30 minutes');
+    log(`indexed ${((indexedAt - ingestStart) / 1000).toFixed(1)} s after the first upsert (hnswlib alone: ${hnswlib.buildSeconds.toFixed(1)} s); ${during.length} queries while indexing, recall ${during.length ? mean(during.map((e) => e.recall)).toFixed(4) : 'n/a'}`);
     const memAfterLoad = memoryOf(server.pid);
 
     // Queries.
-    const denseBodies = (filter: number): string[] =>
-      Array.from({ length: data.queryCount }, (_, q) =>
-        JSON.stringify({ vector: arr(data.queries, q, data.dim), topK: k, includeMetadata: true, ...(filter ? { filter: { bucket: { $lt: filter } } } : {}) }),
-      );
-    const evaluator = (level: number) => {
-      const limit = FILTER_LEVELS[level];
-      const matching = limit === 0 ? data.n : (data.n * limit) / 1000;
-      return (q: number, matches: Match[]): Evaluation => {
-        const ids = matches.map((m) => indexOfId(m.id));
-        let violations = 0;
-        if (limit !== 0) for (const m of matches) if (!(typeof m.metadata?.bucket === 'number' && m.metadata.bucket < limit)) violations++;
-        return { recall: recallAtK(ids, truthOf(truth, q, level), k, limit === 0 ? scoreOf(q) : undefined), short: matches.length < Math.min(k, matching), violations };
-      };
-    };
-    const unfilteredBodies = denseBodies(0);
     await queryPhase(client, host, unfilteredBodies.slice(0, 20), 1, phaseMs, evaluator(0)); // warm-up
+    const httpEcho = await measureEcho(unfilteredBodies, Math.min(2000, unfilteredBodies.length * 4));
+    log(`bare node:http round trip (same client, same bodies): p50 ${httpEcho.p50Ms.toFixed(3)} ms`);
     const queryProbe = startProbe(server.url, apiKey);
     const u1 = await queryPhase(client, host, unfilteredBodies, 1, phaseMs, evaluator(0));
     const u8 = await queryPhase(client, host, unfilteredBodies, 8, phaseMs, evaluator(0));
@@ -516,6 +600,27 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const rssAfterRestartBytes = memoryOf(restarted.pid).rssBytes;
     log(`restart: listening ${restarted.listeningMs.toFixed(0)} ms, ready ${restarted.readyMs.toFixed(0)} ms, first correct query ${firstCorrectQueryMs.toFixed(0)} ms`);
 
+    // The same restart without graph snapshots: what a rebuild from the record stores costs.
+    await server.stop();
+    server = undefined;
+    const snapshotFilesRemoved = removeSnapshots(dataDir);
+    ts = performance.now();
+    server = await startServer(dataDir, apiKey);
+    const rebuilt = server;
+    const host3 = await describeHost(client, rebuilt.url, 'bench-dense');
+    let rebuildFirstCorrectMs = Number.NaN;
+    for (let attempt = 0; attempt < 6000; attempt++) {
+      const r = await client.request('POST', `${host3}/query`, lastBody);
+      if (r.status === 200 && matchesOf(JSON.parse(r.text))[0]?.id === id(data.n - 1)) {
+        rebuildFirstCorrectMs = performance.now() - ts;
+        break;
+      }
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    if (!Number.isFinite(rebuildFirstCorrectMs)) throw new Error('after a rebuild no query found the data (5 min)');
+    const rebuild = { readyMs: rebuilt.readyMs, firstCorrectQueryMs: rebuildFirstCorrectMs, snapshotFilesRemoved };
+    log(`restart without snapshots (${snapshotFilesRemoved} files removed): ready ${rebuilt.readyMs.toFixed(0)} ms, first correct query ${rebuildFirstCorrectMs.toFixed(0)} ms`);
+
     const pick = pickHnsw(hnswlib.sweep, u1.recall);
     const result: BenchResult = {
       size: spec.name,
@@ -534,21 +639,37 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         sparseRecords: spec.sparseN,
         sparseQueries: spec.sparseQueries,
       },
-      references: { hnswlib, bruteForce },
+      references: { hnswlib, bruteForce, httpEcho },
       ingest: {
         c1: c1.phase,
         c4: c4.phase,
         totalSeconds: (lastAck - ingestStart) / 1000,
-        fullyIndexedSeconds: (visibleAt - ingestStart) / 1000,
+        fullyIndexedSeconds: (indexedAt - ingestStart) / 1000,
         visibleAfterLastAckMs: visibleAt - lastAck,
-        fullyIndexedMethod:
-          'no indexing status is exposed and search is exact, so "fully indexed" = stats count every record and a query returns the last one (an upper bound: it includes that stats call and that exact query)',
+        fullyIndexedMethod: Number.isNaN(unindexedAtStart)
+          ? 'the server exposes no conifer_engine_unindexed_records, so "fully indexed" = stats count every record and a query returns the last one'
+          : '/metrics reports conifer_engine_unindexed_records = 0, stats count every record and a query returns the last one (polled every few queries)',
+        indexedToHnswBuildRatio: (indexedAt - ingestStart) / 1000 / hnswlib.buildSeconds,
+        duringIndexing: {
+          queries: during.length,
+          recall: during.length ? mean(during.map((e) => e.recall)) : null,
+          shortAnswers: during.filter((e) => e.short).length,
+          unindexedAtStart: Number.isNaN(unindexedAtStart) ? 0 : unindexedAtStart,
+        },
       },
       query: { unfiltered: { c1: u1, c8: u8 }, filtered },
       sparse: { records: spec.sparseN, upsertVectorsPerSecond: sp.phase.vectorsPerSecond, query: sparseQuery },
       hybrid: { records: spec.sparseN, upsertVectorsPerSecond: hy.phase.vectorsPerSecond, query: hybridQuery },
       operations: { fetch10, fetch100, describeIndexStats, listPage },
-      restart: { stopSeconds, listeningMs: restarted.listeningMs, readyMs: restarted.readyMs, firstCorrectQueryMs, recordsAfterRestart },
+      restart: {
+        stopSeconds,
+        listeningMs: restarted.listeningMs,
+        readyMs: restarted.readyMs,
+        firstCorrectQueryMs,
+        recordsAfterRestart,
+        rebuild,
+        readyToRebuildRatio: restarted.readyMs / rebuilt.readyMs,
+      },
       memory: {
         rssEmptyBytes,
         rssAfterLoadBytes: memAfterLoad.rssBytes,
@@ -573,6 +694,8 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         qpsRatioC8: u8.qps / pick.point.qps,
         bruteForceP50Ms: bruteForce.latency.p50Ms,
         p50RatioToBruteForce: u1.latency.p50Ms / bruteForce.latency.p50Ms,
+        echoP50Ms: httpEcho.p50Ms,
+        overheadInEchoRoundTrips: (u1.latency.p50Ms - pick.point.latency.p50Ms) / httpEcho.p50Ms,
       },
     };
     await server.stop();

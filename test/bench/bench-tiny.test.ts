@@ -55,6 +55,9 @@ test('the tiny benchmark runs end to end and reports every figure', { timeout: 1
     assert.equal(r.hybrid.query.recall, 1);
     assert.equal(r.references.bruteForce.recall, 1);
     assert.equal(r.restart.recordsAfterRestart, r.data.records);
+    assert.ok(r.references.httpEcho.count > 0 && r.references.httpEcho.p50Ms > 0);
+    assert.ok(r.restart.rebuild.firstCorrectQueryMs > 0, 'the restart without snapshots answers correctly');
+    assert.ok(r.ingest.duringIndexing.queries >= 0 && r.ingest.duringIndexing.shortAnswers === 0);
     assert.equal(r.ingest.c1.vectors + r.ingest.c4.vectors, r.data.records);
     assert.ok(r.query.unfiltered.c1.queries > 0 && r.query.unfiltered.c8.queries > 0);
     const sweep = r.references.hnswlib.sweep;
