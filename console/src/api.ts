@@ -129,11 +129,14 @@ export class Api {
     try {
       res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     } catch {
-      throw new ApiFailure(
-        0,
-        'UNREACHABLE',
-        `Cannot reach the Conifer server at ${new URL(url, location.href).origin}. Is it running?`,
-      );
+      const origin = new URL(url, location.href).origin;
+      // An index host on another origin (CONIFER_PUBLIC_URL names another address than
+      // the one this page was opened at) fails the same way; say so, it is the likely cause.
+      const elsewhere =
+        origin === location.origin
+          ? ''
+          : ` The index is served at ${origin}, not at this page's address ${location.origin}: open the console at ${origin}/console.`;
+      throw new ApiFailure(0, 'UNREACHABLE', `Cannot reach the Conifer server at ${origin}. Is it running?${elsewhere}`);
     }
     const text = await res.text();
     if (!res.ok) {

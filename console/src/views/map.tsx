@@ -10,7 +10,8 @@ import { ErrorMessage, Field, Notice } from '../ui';
 
 const DEFAULT_SAMPLE = 2000;
 const MAX_SAMPLE = 5000;
-const FETCH_BATCH = 100;
+/** Values per fetch: keeps each response well under the server's 4 MB response cap. */
+const FETCH_VALUES = 250_000;
 const NEIGHBOURS = 10;
 const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22'];
 const OTHER = '#9a9a9a';
@@ -58,8 +59,9 @@ export function MapView({ api, index }: { api: Api; index: IndexModel }) {
         const rows: number[][] = [];
         const kept: string[] = [];
         const metadata: (Metadata | undefined)[] = [];
-        for (let i = 0; i < ids.length; i += FETCH_BATCH) {
-          const batch = ids.slice(i, i + FETCH_BATCH);
+        const batchSize = Math.max(1, Math.min(100, Math.floor(FETCH_VALUES / (index.dimension ?? 1))));
+        for (let i = 0; i < ids.length; i += batchSize) {
+          const batch = ids.slice(i, i + batchSize);
           const vectors = await api.fetch(index.host, ns, batch);
           if (!live) return;
           for (const id of batch) {
@@ -69,7 +71,7 @@ export function MapView({ api, index }: { api: Api; index: IndexModel }) {
             rows.push(r.values);
             metadata.push(r.metadata);
           }
-          setProgress(`Fetched ${Math.min(i + FETCH_BATCH, ids.length)} of ${ids.length} vectors…`);
+          setProgress(`Fetched ${Math.min(i + batchSize, ids.length)} of ${ids.length} vectors…`);
         }
         setProgress(`Projecting ${rows.length} vectors…`);
         const projection = pca2(rows);

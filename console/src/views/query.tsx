@@ -56,9 +56,17 @@ export function QueryView({ api, index, args }: { api: Api; index: IndexModel; a
   }, [api, index.host, ns, filter]);
 
   const buildBody = (): QueryBody => {
+    // Only "is it a number" is checked here; the allowed range is the server's to say.
     const k = Number(topK);
-    const body: QueryBody = { namespace: ns, topK: Number.isInteger(k) ? k : (topK as unknown as number), includeMetadata };
-    if (filter.trim() !== '') body.filter = JSON.parse(filter) as Record<string, unknown>;
+    if (topK.trim() === '' || !Number.isFinite(k)) throw new Error(`topK must be a number, got "${topK}"`);
+    const body: QueryBody = { namespace: ns, topK: k, includeMetadata };
+    if (filter.trim() !== '') {
+      try {
+        body.filter = JSON.parse(filter) as Record<string, unknown>;
+      } catch (err) {
+        throw new Error(`The filter is not valid JSON: ${describeError(err)}`);
+      }
+    }
     return body;
   };
 
@@ -67,12 +75,7 @@ export function QueryView({ api, index, args }: { api: Api; index: IndexModel; a
     setError(null);
     setBusy(true);
     try {
-      let body: QueryBody;
-      try {
-        body = buildBody();
-      } catch (err) {
-        throw new Error(`The filter is not valid JSON: ${describeError(err)}`);
-      }
+      const body = buildBody();
       let exclude: string | null = null;
       if (mode === 'id') body.id = id;
       else if (mode === 'vector') {
