@@ -109,6 +109,8 @@ function BackupTable({ api, backups, onChanged }: { api: Api; backups: Backup[];
   const [restoring, setRestoring] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   if (backups.length === 0) return <Notice>No backups yet.</Notice>;
+  // Gone from the list (deleted meanwhile): the restore form goes with it.
+  const toRestore = backups.find((b) => b.backup_id === restoring);
   return (
     <>
       <ErrorMessage message={error} />
@@ -159,9 +161,7 @@ function BackupTable({ api, backups, onChanged }: { api: Api; backups: Backup[];
           </tbody>
         </table>
       </div>
-      {restoring !== null ? (
-        <Restore api={api} backup={backups.find((b) => b.backup_id === restoring)!} onDone={onChanged} />
-      ) : null}
+      {toRestore ? <Restore key={toRestore.backup_id} api={api} backup={toRestore} onDone={onChanged} /> : null}
     </>
   );
 }
