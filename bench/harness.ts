@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import {
   SIZES,
+  BUCKETS,
   generateDense,
   generateSparse,
   id,
@@ -21,9 +22,9 @@ import {
 } from './data.js';
 import { Client, runLoad } from './http.js';
 import { memoryOf, startServer, type ServerProcess } from './server-process.js';
-import { runBruteForce, runHnsw, type BruteResult, type HnswPoint, type HnswResult } from './references.js';
+import { runBruteForce, runExactFiltered, runHnsw, runHnswFiltered, type BruteResult, type FilteredHnswPoint, type HnswPoint, type HnswResult } from './references.js';
 import { recallAtK, summarize, mean, type LatencySummary } from './stats.js';
-import { denseTruth, dot, sparseDot, sparseTruth, truthOf, FILTER_LEVELS, type DenseTruth } from './truth.js';
+import { denseTruth, dot, sparseDot, sparseTruth, truthOf, FILTERS, type DenseTruth } from './truth.js';
 import { writeReports } from './report.js';
 import { measureEcho } from './echo-server.js';
 
@@ -67,11 +68,16 @@ export interface IngestPhase {
 }
 
 export interface FilterResult {
+  label: string;
   filter: string;
   selectivity: number;
   matchingRecords: number;
   c1: QueryPhase;
   c8: QueryPhase;
+  /** hnswlib-node in-process with the filter as its search callback (the pure graph strategy). */
+  hnswlibFilterCallback: FilteredHnswPoint;
+  /** Exact scan of only the matching records, in-process (the pure scan strategy). */
+  exactOverMatches: { queries: number; recall: number; qps: number; latency: LatencySummary };
 }
 
 export interface BenchResult {
@@ -419,14 +425,20 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
   t = performance.now();
   const truth: DenseTruth = await denseTruth(data, k);
   const groundTruthSeconds = (performance.now() - t) / 1000;
-  log(`exact ground truth (${spec.queries} queries × ${FILTER_LEVELS.length} filter levels) in ${groundTruthSeconds.toFixed(1)} s`);
+  log(`exact ground truth (${spec.queries} queries × ${FILTERS.length} filters) in ${groundTruthSeconds.toFixed(1)} s`);
   const sparseTruthList = sparseTruth(sparse, undefined, k, spec.sparseQueries);
   const hybridTruthList = sparseTruth(sparse, data, k, spec.sparseQueries);
 
   // References, before the server exists (so nothing competes for the cores).
-  const hnswlib = runHnsw(data, truth, k, spec.queries, spec.phaseSeconds, (s) => log(s));
+  const { result: hnswlib, index: hnswIndex } = runHnsw(data, truth, k, spec.queries, spec.phaseSeconds, (s) => log(s));
   log(`hnswlib: built in ${hnswlib.buildSeconds.toFixed(1)} s; ` + hnswlib.sweep.map((p) => `ef ${p.ef}: recall ${p.recall.toFixed(3)} ${Math.round(p.qps)} QPS`).join(', '));
   const bruteForce = runBruteForce(data, truth, k, spec.queries, Math.min(15, spec.phaseSeconds));
+  // The pure graph strategy for filters: hnswlib's in-walk callback, at the ef whose
+  // unfiltered recall first reaches 0.99, on each filter.
+  const filterEf = (hnswlib.sweep.find((p) => p.recall >= 0.99) ?? hnswlib.sweep[hnswlib.sweep.length - 1]).ef;
+  const hnswFiltered = FILTERS.slice(1).map((f, i) => runHnswFiltered(hnswIndex, data, truth, k, i + 1, f.mask, filterEf, Math.min(200, spec.queries), Math.min(10, spec.phaseSeconds)));
+  const exactFiltered = FILTERS.slice(1).map((f, i) => runExactFiltered(data, truth, k, i + 1, f.mask, Math.min(200, spec.queries), Math.min(10, spec.phaseSeconds)));
+  log(`hnswlib filter callback (ef ${filterEf}): ` + hnswFiltered.map((p, i) => `${FILTERS[i + 1].label} p50 ${p.latency.p50Ms.toFixed(2)} ms recall ${p.recall.toFixed(3)}`).join('; '));
   log(`brute force: ${Math.round(bruteForce.qps)} QPS single-thread, recall ${bruteForce.recall.toFixed(3)}`);
 
   const scoreOf = (q: number) => (i: number): number => dot(data.queries, q * data.dim, data.vectors, i * data.dim, data.dim);
@@ -444,18 +456,21 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const rssEmptyBytes = memoryOf(server.pid).rssBytes;
 
     // Query bodies and their evaluation against the exact ground truth.
-    const denseBodies = (filter: number): string[] =>
+    const denseBodies = (level: number): string[] =>
       Array.from({ length: data.queryCount }, (_, q) =>
-        JSON.stringify({ vector: arr(data.queries, q, data.dim), topK: k, includeMetadata: true, ...(filter ? { filter: { bucket: { $lt: filter } } } : {}) }),
+        JSON.stringify({ vector: arr(data.queries, q, data.dim), topK: k, includeMetadata: true, ...(FILTERS[level].filter ? { filter: FILTERS[level].filter } : {}) }),
       );
+    const matchingOf = (level: number): number => (data.n / BUCKETS) * FILTERS[level].mask.reduce((a, v) => a + v, 0);
     const evaluator = (level: number) => {
-      const limit = FILTER_LEVELS[level];
-      const matching = limit === 0 ? data.n : (data.n * limit) / 1000;
+      const { mask, filter } = FILTERS[level];
+      const matching = matchingOf(level);
       return (q: number, matches: Match[]): Evaluation => {
         const ids = matches.map((m) => indexOfId(m.id));
         let violations = 0;
-        if (limit !== 0) for (const m of matches) if (!(typeof m.metadata?.bucket === 'number' && m.metadata.bucket < limit)) violations++;
-        return { recall: recallAtK(ids, truthOf(truth, q, level), k, limit === 0 ? scoreOf(q) : undefined), short: matches.length < Math.min(k, matching), violations };
+        // Every field is a function of the record's bucket, so the mask decides (and the
+        // returned metadata must be the record's own: its bucket must match the id's).
+        if (filter) for (const m of matches) if (!(m.metadata?.bucket === data.bucket[indexOfId(m.id)] && mask[data.bucket[indexOfId(m.id)]] === 1)) violations++;
+        return { recall: recallAtK(ids, truthOf(truth, q, level), k, filter ? undefined : scoreOf(q)), short: matches.length < Math.min(k, matching), violations };
       };
     };
     // Ingest: the first ~30 % at concurrency 1, the rest at concurrency 4.
@@ -514,13 +529,14 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const u8 = await queryPhase(client, host, unfilteredBodies, 8, phaseMs, evaluator(0));
     log(`query: c1 ${u1.qps.toFixed(1)} QPS p50 ${u1.latency.p50Ms.toFixed(2)} ms recall ${u1.recall.toFixed(4)}; c8 ${u8.qps.toFixed(1)} QPS p50 ${u8.latency.p50Ms.toFixed(2)} ms`);
     const filtered: FilterResult[] = [];
-    for (let level = 1; level < FILTER_LEVELS.length; level++) {
-      const limit = FILTER_LEVELS[level];
-      const bodies = denseBodies(limit);
+    for (let level = 1; level < FILTERS.length; level++) {
+      const bodies = denseBodies(level);
       const f1 = await queryPhase(client, host, bodies, 1, phaseMs, evaluator(level));
       const f8 = await queryPhase(client, host, bodies, 8, phaseMs, evaluator(level));
-      filtered.push({ filter: `{"bucket":{"$lt":${limit}}}`, selectivity: limit / 1000, matchingRecords: (data.n * limit) / 1000, c1: f1, c8: f8 });
-      log(`filter ${(limit / 10).toString()}%: c1 ${f1.qps.toFixed(1)} QPS p50 ${f1.latency.p50Ms.toFixed(2)} ms recall ${f1.recall.toFixed(4)}, short ${f1.shortAnswers}; c8 ${f8.qps.toFixed(1)} QPS`);
+      const matchingRecords = matchingOf(level);
+      const ref = hnswFiltered[level - 1];
+      filtered.push({ label: FILTERS[level].label, filter: JSON.stringify(FILTERS[level].filter), selectivity: matchingRecords / data.n, matchingRecords, c1: f1, c8: f8, hnswlibFilterCallback: ref, exactOverMatches: exactFiltered[level - 1] });
+      log(`${FILTERS[level].label} (${matchingRecords} records): c1 ${f1.qps.toFixed(1)} QPS p50 ${f1.latency.p50Ms.toFixed(2)} ms recall ${f1.recall.toFixed(4)}, short ${f1.shortAnswers}; c8 ${f8.qps.toFixed(1)} QPS; hnswlib callback p50 ${ref.latency.p50Ms.toFixed(2)} ms recall ${ref.recall.toFixed(4)}`);
     }
     const queryHealth = await queryProbe.stop();
 

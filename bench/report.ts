@@ -63,12 +63,27 @@ function queryRow(name: string, p: QueryPhase): string[] {
 function queryTable(r: BenchResult): Table {
   const rows = [queryRow('no filter', r.query.unfiltered.c1), queryRow('no filter', r.query.unfiltered.c8)];
   for (const fr of r.query.filtered) {
-    const name = `bucket < ${fr.selectivity * 1000} (${f(fr.selectivity * 100, 1)} %, ${fr.matchingRecords} records)`;
+    const name = `${fr.label} (${f(fr.selectivity * 100, 2)} %, ${fr.matchingRecords} records)`;
     rows.push(queryRow(name, fr.c1), queryRow(name, fr.c8));
   }
   rows.push(queryRow(`sparse-only (${r.sparse.records} records)`, r.sparse.query));
   rows.push(queryRow(`hybrid dense+sparse (${r.hybrid.records} records)`, r.hybrid.query));
   return { head: ['query (topK 10, metadata)', 'conc.', 'queries', 'QPS', 'p50', 'p95', 'p99', 'recall@10', 'short', 'filter violations'], rows };
+}
+
+function filterStrategyTable(r: BenchResult): Table {
+  return {
+    head: ['filter', 'matching', 'Conifer p50 (HTTP, c=1)', 'recall', 'exact over matches p50 (in-process)', 'hnswlib callback p50 (in-process)', 'callback recall'],
+    rows: r.query.filtered.map((fr) => [
+      fr.label,
+      int(fr.matchingRecords),
+      ms(fr.c1.latency.p50Ms),
+      f(fr.c1.recall, 4),
+      ms(fr.exactOverMatches.latency.p50Ms),
+      ms(fr.hnswlibFilterCallback.latency.p50Ms),
+      f(fr.hnswlibFilterCallback.recall, 4),
+    ]),
+  };
 }
 
 function ingestTable(r: BenchResult): Table {
@@ -154,6 +169,8 @@ export function stdoutTable(r: BenchResult): string {
     '',
     aligned(queryTable(r)),
     '',
+    aligned(filterStrategyTable(r)),
+    '',
     aligned(ingestTable(r)),
     '',
     aligned(opsTable(r)),
@@ -203,6 +220,12 @@ before running every query. "short": answers with fewer than min(topK, matching 
 matches. "filter violations": matches whose metadata does not satisfy the filter.
 
 ${markdown(queryTable(r))}
+
+Filtered search against the two pure strategies, both in-process on the same data: an exact
+scan of only the matching records, and hnswlib's graph walk with the filter as its callback
+(at the ef whose unfiltered recall first reaches 0.99, ${r.query.filtered[0]?.hnswlibFilterCallback.ef ?? 'n/a'}).
+
+${markdown(filterStrategyTable(r))}
 
 ## Ingest
 
