@@ -90,7 +90,7 @@ export function HealthView({ api }: { api: Api }) {
             unit="records"
             t={series.t}
             values={series.unindexed}
-            now={fmt(last(series.unindexed), 0)}
+            now={last(series.unindexed) === null ? 'not reported' : fmt(last(series.unindexed), 0)}
           />
           <Chart
             title="Resident memory"
