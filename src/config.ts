@@ -1,5 +1,6 @@
 // Configuration by environment, overridden by matching CLI flags (`--data-dir` for
 // CONIFER_DATA_DIR and so on). Read once at start; everything downstream receives a Config.
+import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   DEFAULT_QUOTA_BACKUPS,
@@ -32,6 +33,11 @@ export interface Config {
   responseCapBytes: number;
   /** How long a configure change shows its transitional state (ScalingUp…) before Ready. */
   scalingDelayMs: number;
+  /**
+   * The only directory bulk imports may read (its real path, symlinks resolved). Unset:
+   * imports are refused, so an API key can never make the server read its own files.
+   */
+  importRoot?: string;
 }
 
 const DEFAULT_REGIONS =
@@ -67,6 +73,7 @@ export const SETTINGS = {
   quotaBackups: ['CONIFER_QUOTA_BACKUPS', 'quota-backups'],
   responseCapBytes: ['CONIFER_MAX_RESPONSE_BYTES', 'max-response-bytes'],
   scalingDelayMs: ['CONIFER_SCALING_DELAY_MS', 'scaling-delay-ms'],
+  importRoot: ['CONIFER_IMPORT_ROOT', 'import-root'],
 } as const satisfies Record<keyof Config, readonly [string, string]>;
 
 export class ConfigError extends Error {}
@@ -111,7 +118,23 @@ export function loadConfig(
     quotaBackups: int('quotaBackups', DEFAULT_QUOTA_BACKUPS, 0),
     responseCapBytes: int('responseCapBytes', DEFAULT_RESPONSE_CAP_BYTES, 1024),
     scalingDelayMs: int('scalingDelayMs', 0, 0),
+    importRoot: importRootOf(get('importRoot')),
   };
+}
+
+/** The import root as a real path; it must be an existing directory. */
+function importRootOf(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let real: string;
+  try {
+    real = realpathSync(resolve(raw));
+  } catch {
+    throw new ConfigError(`CONIFER_IMPORT_ROOT (--import-root) must be an existing directory, got ${JSON.stringify(raw)}`);
+  }
+  if (!statSync(real).isDirectory()) {
+    throw new ConfigError(`CONIFER_IMPORT_ROOT (--import-root) must be a directory, got ${JSON.stringify(raw)}`);
+  }
+  return real;
 }
 
 function splitList(raw: string): string[] {
