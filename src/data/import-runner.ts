@@ -2,10 +2,11 @@
 //
 // An import first opens every source file and checks its footer and columns, so a file
 // that is not Parquet, is truncated or has wrong column types fails the import before
-// any record is written. Then it reads row group by row group (never a whole file),
-// validates each row like an upsert, and writes batches of BATCH_ROWS records through
-// VectorService.upsertRecords (one store transaction, then the engine) — so queries
-// see each committed batch at once and the index stays usable throughout.
+// any record is written. Then a worker thread (import-read-worker.ts) reads row group by
+// row group (never a whole file) and validates each row like an upsert, and this thread
+// writes its batches of BATCH_ROWS records through VectorService.upsertRecords (one
+// store transaction, then the engine) — so queries see each committed batch at once and
+// the index stays usable throughout.
 //
 // Invariants
 // - The catalog cursor (file, row) advances only after the batch before it committed;
@@ -20,9 +21,8 @@ import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Catalog } from '../catalog/catalog.js';
 import { FINISHED, type ImportRow } from '../catalog/imports.js';
 import type { IndexRow } from '../catalog/indexes.js';
-import type { StoredRecord } from '../engine/record-store.js';
 import { ApiError } from '../errors.js';
-import { importRecord } from './import-record.js';
+import { ImportReader, ReaderFailed } from './import-reader.js';
 import { listSourceFiles, type SourceFile } from './import-source.js';
 import { ParquetFile, ParquetFileError } from './parquet-file.js';
 import type { VectorService } from './vector-service.js';
@@ -46,6 +46,7 @@ const isReported = (err: unknown): err is Error =>
   err instanceof ApiError ||
   err instanceof ParquetFileError ||
   err instanceof ImportFailed ||
+  err instanceof ReaderFailed ||
   // The source vanished or became unreadable (ENOENT, EACCES...).
   (err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string' && (err as NodeJS.ErrnoException).code!.startsWith('E'));
 
@@ -151,60 +152,35 @@ export class ImportRunner {
       fileIndex: job.fileIndex,
       rowInFile: job.rowInFile,
     };
-    for (let fileIndex = job.fileIndex; fileIndex < files.length; fileIndex++) {
-      const source = files[fileIndex];
-      const firstRow = fileIndex === job.fileIndex ? job.rowInFile : 0;
-      const pf = await ParquetFile.open(source.file, source.name, index.vectorType === 'dense');
-      try {
-        for (const group of pf.rowGroups()) {
-          if (group.end <= firstRow) continue;
-          const from = Math.max(group.start, firstRow);
-          const rows = await pf.readRows(from, group.end, source.name);
-          for (let offset = 0; offset < rows.length; offset += BATCH_ROWS) {
-            this.checkContinue(job, index);
-            const slice = rows.slice(offset, offset + BATCH_ROWS);
-            const { records, failed } = this.validate(job, index, source, slice, from + offset);
-            if (records.length > 0) this.vectors.upsertRecords(index, source.ns, records);
-            progress.rowsDone += slice.length;
-            progress.recordsImported += records.length;
-            progress.recordsFailed += failed;
-            progress.fileIndex = fileIndex;
-            progress.rowInFile = from + offset + slice.length;
-            this.catalog.imports.saveProgress(job.id, progress);
-            await yieldToRequests();
-          }
-        }
-      } finally {
-        await pf.close();
+    const reader = new ImportReader({
+      files,
+      fileIndex: job.fileIndex,
+      rowInFile: job.rowInFile,
+      index,
+      onError: job.onError,
+      batchRows: BATCH_ROWS,
+    });
+    try {
+      for (;;) {
+        const batch = await reader.next();
+        if (batch === null) break;
+        this.checkContinue(job, index);
+        if (batch.records.length > 0) this.vectors.upsertRecords(index, batch.ns, batch.records);
+        progress.rowsDone += batch.rows;
+        progress.recordsImported += batch.records.length;
+        progress.recordsFailed += batch.failed;
+        progress.fileIndex = batch.fileIndex;
+        progress.rowInFile = batch.rowInFile;
+        this.catalog.imports.saveProgress(job.id, progress);
+        reader.ack();
+        await yieldToRequests();
       }
-      progress.fileIndex = fileIndex + 1;
-      progress.rowInFile = 0;
-      this.catalog.imports.saveProgress(job.id, progress);
+    } finally {
+      await reader.close();
     }
+    this.checkContinue(job, index);
     this.catalog.imports.finish(job.id, 'Completed');
     this.log.info({ importId: job.id, index: index.name, records: progress.recordsImported, failed: progress.recordsFailed }, 'bulk import completed');
-  }
-
-  /** Validates a batch; `abort` throws at the first bad row, `continue` skips and counts it. */
-  private validate(
-    job: ImportRow,
-    index: IndexRow,
-    source: SourceFile,
-    rows: Record<string, unknown>[],
-    firstRow: number,
-  ): { records: StoredRecord[]; failed: number } {
-    const records: StoredRecord[] = [];
-    let failed = 0;
-    for (let i = 0; i < rows.length; i++) {
-      try {
-        records.push(importRecord(rows[i], index));
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
-        if (job.onError === 'abort') throw new ApiError(err.code, `${source.name}, row ${firstRow + i}: ${err.message}`);
-        failed++;
-      }
-    }
-    return { records, failed };
   }
 
   /** Between batches: stop for shutdown, cancellation or a deleted index. */
