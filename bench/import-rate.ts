@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ParquetWriter, fileWriter } from 'hyparquet-writer';
-import { IMPORT_SCHEMA } from '../test/helpers/parquet.js';
+import { IMPORT_PARQUET_SCHEMA } from '../src/data/parquet-export.js';
 import { Client, runLoad } from './http.js';
-import { prng } from '../test/helpers/prng.js';
+import { Rng } from './prng.js';
 import { memoryOf, startServer } from './server-process.js';
 
 const RECORDS = Number(process.argv[2] ?? 100_000);
@@ -23,14 +23,14 @@ const HTTP_BATCH = 200;
 const HTTP_CONCURRENCY = 4;
 const KEY = 'bench-import-key';
 
-function vectorOf(rand: () => number): number[] {
-  return Array.from({ length: DIM }, () => Math.fround(rand() * 2 - 1));
+function vectorOf(rng: Rng): number[] {
+  return Array.from({ length: DIM }, () => Math.fround(rng.next() * 2 - 1));
 }
 
 async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'conifer-import-bench-'));
-  const rand = prng(42);
-  const vectors: number[][] = Array.from({ length: RECORDS }, () => vectorOf(rand));
+  const rng = new Rng(42);
+  const vectors: number[][] = Array.from({ length: RECORDS }, () => vectorOf(rng));
   const perFile = Math.ceil(RECORDS / FILES);
   mkdirSync(join(root, 'src', '__default__'), { recursive: true });
   for (let f = 0; f * perFile < RECORDS; f++) {
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     const to = Math.min(RECORDS, from + perFile);
     const writer = new ParquetWriter({
       writer: fileWriter(join(root, 'src', '__default__', `part-${String(f).padStart(3, '0')}.parquet`)),
-      schema: IMPORT_SCHEMA,
+      schema: IMPORT_PARQUET_SCHEMA,
     });
     const ids = Array.from({ length: to - from }, (_, k) => `v${from + k}`);
     await writer.write({

@@ -27,7 +27,8 @@ const list = (name: string, type: 'FLOAT' | 'INT32', repetition: 'OPTIONAL' | 'R
     : { name: 'element', type: 'FLOAT', repetition_type: 'REQUIRED' },
 ];
 
-const SCHEMA: SchemaElement[] = [
+/** The Parquet schema of Pinecone's import format as Conifer writes it. */
+export const IMPORT_PARQUET_SCHEMA: SchemaElement[] = [
   { name: 'root', num_children: 4 },
   { name: 'id', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
   ...list('values', 'FLOAT', 'OPTIONAL'),
@@ -111,7 +112,7 @@ class NamespaceFile {
     mkdirSync(dir, { recursive: true });
     this.final = path.join(dir, 'part-00000.parquet');
     this.temp = `${this.final}.tmp`;
-    this.writer = new ParquetWriter({ writer: fileWriter(this.temp), schema: SCHEMA, createdBy: 'conifer export' });
+    this.writer = new ParquetWriter({ writer: fileWriter(this.temp), schema: IMPORT_PARQUET_SCHEMA, createdBy: 'conifer export' });
   }
 
   async write(records: StoredRecord[]): Promise<void> {
