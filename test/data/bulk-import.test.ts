@@ -171,6 +171,12 @@ describe('bulk import', () => {
       symlinkSync(join(outside, 'ns'), join(root, 'mixed', 'ns'));
       const nested = await startImport(host, { uri: join(root, 'mixed') });
       assertDataPlaneError(nested, 403, 'FORBIDDEN', 7);
+      // A sibling whose name merely starts with the root's is outside it.
+      const sibling = `${root}-sibling`;
+      await writeImportFile(join(sibling, 'ns', 'p.parquet'), records(2, 4));
+      const prefixed = await startImport(host, { uri: sibling });
+      removeDir(sibling);
+      assertDataPlaneError(prefixed, 403, 'FORBIDDEN', 7);
     } finally {
       removeDir(outside);
     }
