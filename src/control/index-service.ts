@@ -199,7 +199,8 @@ export class IndexService {
   }
 
   private checkSpec(spec: CreateIndexBody['spec']): IndexSpec {
-    const kinds = Object.keys(spec).filter((k) => (spec as Record<string, unknown>)[k] !== undefined);
+    // Unknown keys are ignored (decision 4); only the deployment kinds count.
+    const kinds = (['serverless', 'pod', 'byoc'] as const).filter((k) => spec[k] !== undefined);
     if (kinds.length !== 1) {
       throw invalid(`spec must have exactly one of "serverless" or "pod", got ${kinds.length === 0 ? 'none' : kinds.join(' and ')}`);
     }

@@ -3,7 +3,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { ApiError, invalid, notFound } from '../errors.js';
+import { ApiError, clip, invalid, notFound } from '../errors.js';
 import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_PARAM_LENGTH } from '../limits.js';
 import { registerAuth } from './auth.js';
 import type { ServerContext } from './context.js';
@@ -69,10 +69,10 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
       // Say whether the index or the operation is unknown; never another project's index.
       const hostId = path.split('/')[2] ?? '';
       if (!ctx.catalog.indexes.getByHost(projectOf(request).id, decodeURIComponent(hostId))) {
-        return sendError(request, reply, notFound(`Index host ${hostId} not found for this API key's project.`));
+        return sendError(request, reply, notFound(`Index host ${clip(hostId, 200)} not found for this API key's project.`));
       }
     }
-    return sendError(request, reply, notFound(`Unknown route: ${request.method} ${path}`));
+    return sendError(request, reply, notFound(`Unknown route: ${request.method} ${clip(path, 200)}`));
   });
 
   systemRoutes(app, ctx);

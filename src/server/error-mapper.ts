@@ -4,7 +4,7 @@
 // 422, on the data plane every bad request is 400 (gRPC code 3). Anything unexpected is
 // a 500 UNKNOWN with the request id, logged, and never a stack trace on the wire.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, type ErrorCode } from '../errors.js';
+import { ApiError, clip, show, type ErrorCode } from '../errors.js';
 import { BODY_LIMIT_BYTES } from '../limits.js';
 
 export type Plane = 'control' | 'data' | 'system';
@@ -47,15 +47,16 @@ function fieldName(instancePath: string): string {
 }
 
 function describeSchemaError(e: AjvError): string {
-  const field = fieldName(e.instancePath);
+  // Keys come from the client: a path is quoted only up to a bounded length.
+  const field = clip(fieldName(e.instancePath), 200);
   if (e.keyword === 'required') {
-    const missing = String(e.params.missingProperty);
+    const missing = clip(String(e.params.missingProperty), 200);
     return `missing required field ${field ? `${field}.${missing}` : missing}`;
   }
   const where = field || 'request body';
   if (e.keyword === 'type') return `${where} must be of type ${String(e.params.type)}`;
   if (e.keyword === 'additionalProperties') {
-    return `${where} has an unknown field ${JSON.stringify(e.params.additionalProperty)}`;
+    return `${where} has an unknown field ${show(e.params.additionalProperty)}`;
   }
   return `${where} ${e.message ?? 'is invalid'}`;
 }
