@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'UNPROCESSABLE_ENTITY'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNAVAILABLE'
+  | 'INSUFFICIENT_STORAGE'
   | 'UNKNOWN';
 
 const STATUS: Record<ErrorCode, number> = {
@@ -26,6 +27,7 @@ const STATUS: Record<ErrorCode, number> = {
   UNPROCESSABLE_ENTITY: 422,
   PAYLOAD_TOO_LARGE: 413,
   UNAVAILABLE: 503,
+  INSUFFICIENT_STORAGE: 507,
   UNKNOWN: 500,
 };
 
@@ -52,6 +54,20 @@ export const paymentRequired = (message: string): ApiError => new ApiError('PAYM
 export const unauthenticated = (message: string): ApiError => new ApiError('UNAUTHENTICATED', message);
 export const unavailable = (message: string, retryAfter: number): ApiError =>
   new ApiError('UNAVAILABLE', message, retryAfter);
+
+/** 507: the write cannot be stored because the data directory's volume is (nearly) full. */
+export const insufficientStorage = (message: string): ApiError => new ApiError('INSUFFICIENT_STORAGE', message);
+
+/**
+ * True for the errors a full volume produces: SQLite's SQLITE_FULL (better-sqlite3 puts
+ * the extended code in `code`), and the file system's ENOSPC (no space) and EDQUOT
+ * (quota exceeded). Errors that crossed a worker boundary keep their `code` (see
+ * snapshot-copy.ts), so one test covers every path.
+ */
+export function isStorageFull(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT';
+}
 
 /** Longest quote of client input in an error message; the message stays small whatever was sent. */
 const SHOW_MAX_CHARS = 80;

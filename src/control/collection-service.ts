@@ -102,20 +102,28 @@ export class CollectionService {
       this.catalog.collections.delete(row.row.id);
       throw err;
     }
-    copy.done.then(
-      (result) => {
-        const current = this.catalog.collections.getById(row.row.id);
-        if (current?.status !== 'Initializing') return; // deleted meanwhile
-        this.catalog.collections.update(row.row.id, { status: 'Ready', size: result.bytes, vectorCount: result.records });
-        this.log.info({ collection: name, records: result.records, bytes: result.bytes }, 'collection ready');
-      },
-      (err: unknown) => {
-        this.log.error({ err, collection: name }, 'collection copy failed');
-        if (this.catalog.collections.getById(row.row.id)?.status === 'Initializing') {
-          this.catalog.collections.update(row.row.id, { status: 'Failed' });
-        }
-      },
-    );
+    copy.done
+      .then(
+        (result) => {
+          const current = this.catalog.collections.getById(row.row.id);
+          if (current?.status !== 'Initializing') return; // deleted meanwhile
+          this.catalog.collections.update(row.row.id, { status: 'Ready', size: result.bytes, vectorCount: result.records });
+          this.log.info({ collection: name, records: result.records, bytes: result.bytes }, 'collection ready');
+        },
+        (err: unknown) => {
+          this.log.error({ err, collection: name }, 'collection copy failed');
+          if (this.catalog.collections.getById(row.row.id)?.status !== 'Initializing') return;
+          // A partial copy (a full disk, typically) only takes space: remove its files now.
+          this.catalog.transaction(() => {
+            this.catalog.collections.update(row.row.id, { status: 'Failed' });
+            this.catalog.jobs.add('remove-collection-files', row.row.id, {});
+          });
+          this.jobs.nudge();
+        },
+      )
+      // The catalog could not record the outcome (a full disk): the row stays Initializing
+      // and the next start marks it Failed (failInterrupted).
+      .catch((err: unknown) => this.log.error({ err, collection: name }, 'recording the collection outcome failed'));
     return row.row;
   }
 

@@ -30,8 +30,10 @@ import type { RestoreRunner } from './restore-runner.js';
 
 /** What the index service needs of index storage (implemented by the data plane). */
 export interface IndexStorage {
-  /** Creates the empty storage of a new index. */
+  /** Creates the empty storage of a new index; throws (nothing kept) when it cannot be stored. */
   create(index: IndexRow): void;
+  /** Forgets and removes the storage of an index whose catalog row was never committed. */
+  discard(indexId: string): void;
 }
 
 export interface JobScheduler {
@@ -86,15 +88,24 @@ export class IndexService {
       state: source ? 'Initializing' : 'Ready',
       createdAt: nowIso(),
     };
-    const restore = this.catalog.transaction(() => {
-      this.insertChecked(project, index);
-      if (!source) {
-        // Last, so a failure here rolls the catalog row back with it.
-        this.storage.create(index);
-        return undefined;
-      }
-      return this.restorer.record(project, 'collection', source.id, index);
-    });
+    let stored = false;
+    let restore;
+    try {
+      restore = this.catalog.transaction(() => {
+        this.insertChecked(project, index);
+        if (!source) {
+          // Last, so a failure here rolls the catalog row back with it.
+          this.storage.create(index);
+          stored = true;
+          return undefined;
+        }
+        return this.restorer.record(project, 'collection', source.id, index);
+      });
+    } catch (err) {
+      // The commit itself failed (a full disk): the storage made for it belongs to nothing.
+      if (stored) this.storage.discard(index.id);
+      throw err;
+    }
     if (restore) this.restorer.start(restore, index);
     return index;
   }

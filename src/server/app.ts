@@ -3,10 +3,11 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { ApiError, clip, invalid, notFound } from '../errors.js';
+import { ApiError, clip, invalid, isStorageFull, notFound } from '../errors.js';
 import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_PARAM_LENGTH } from '../limits.js';
 import { registerAuth } from './auth.js';
 import type { ServerContext } from './context.js';
+import { registerDiskGuard } from './disk-guard.js';
 import { errorBody, planeOf, sendError } from './error-mapper.js';
 import { copyRoutes } from './routes/copies.js';
 import { dataPlaneRoutes } from './routes/data-plane.js';
@@ -55,6 +56,7 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
     reply.header(REQUEST_ID_HEADER, request.id);
   });
   registerAuth(app, ctx.catalog);
+  registerDiskGuard(app, ctx.disk);
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug(
       { method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime },
@@ -62,7 +64,10 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
     );
   });
 
-  app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
+  app.setErrorHandler((err, request, reply) => {
+    if (isStorageFull(err)) ctx.disk.noteFull(); // releases the disk reserve at once if space is gone
+    return sendError(request, reply, err);
+  });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0];
     if (planeOf(path) === 'data') {

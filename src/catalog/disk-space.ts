@@ -1,0 +1,144 @@
+// Keeps a full volume survivable (issue 11). Two mechanisms, both on the data
+// directory's volume:
+//
+// 1. A free-space threshold (CONIFER_MIN_FREE_BYTES). Writes that grow storage (upserts,
+//    updates, creating indexes, namespaces, collections, backups, restores) are refused
+//    with 507 while less than that is free, before SQLite runs out: the headroom stays for
+//    what must keep working when space is short — deletes (which add tombstones and WAL
+//    frames before they free anything), configure (turning deletion protection off),
+//    background file removal and checkpoints.
+// 2. A reserve file ("ballast", CONIFER_DISK_RESERVE_BYTES) of zeros written while space
+//    is plentiful. When something else eats the headroom too (another process, a copy
+//    that outgrew its estimate) and free space falls below the reserve's size, the file is
+//    deleted, handing its space back so deletes and a restart (which must create the
+//    catalog's -wal/-shm files) still succeed. It is written again once free space is back
+//    above threshold + reserve, so the two never oscillate.
+//
+// Free space is measured with statfs (bytes available to this user) and cached: measured
+// again after MEASURE_EVERY_MS, after admitting a quarter of the threshold in writes, or
+// after a storage write failed for lack of space — never a syscall per request.
+import { existsSync, rmSync, statfsSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { insufficientStorage } from '../errors.js';
+import { reserveFile } from './paths.js';
+
+const MEASURE_EVERY_MS = 1000;
+/** The reserve is written in chunks of this size (zeros really allocate blocks, unlike a sparse file). */
+const RESERVE_CHUNK_BYTES = 1024 * 1024;
+
+export interface DiskSpaceOptions {
+  minFreeBytes: number;
+  reserveBytes: number;
+}
+
+export interface DiskSpaceLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export class DiskSpace {
+  private free = Number.POSITIVE_INFINITY;
+  private measuredAt = 0;
+  /** Bytes of growing writes admitted since the last measurement (an estimate: request sizes). */
+  private admitted = 0;
+  private writingReserve = false;
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly options: DiskSpaceOptions,
+    private readonly log: DiskSpaceLog,
+  ) {}
+
+  /**
+   * At start, before the catalog opens: a reserve left half-written by a crash is removed,
+   * and on a volume already below the reserve's size the reserve is released, so opening
+   * the stores (which may need to create their -wal/-shm files) has room.
+   */
+  prepare(): void {
+    rmSync(`${reserveFile(this.dataDir)}.tmp`, { force: true });
+    this.measure();
+  }
+
+  /** Free bytes on the data directory's volume (cached). */
+  freeBytes(): number {
+    const stale =
+      Date.now() - this.measuredAt >= MEASURE_EVERY_MS || this.admitted >= this.options.minFreeBytes / 4;
+    if (stale) this.measure();
+    return this.free;
+  }
+
+  /**
+   * For a write that grows storage by about `bytes`: 507 INSUFFICIENT_STORAGE when it
+   * would leave less than the threshold free. `what` names the write in the message.
+   */
+  requireSpace(what: string, bytes: number): void {
+    const free = this.freeBytes();
+    if (free - bytes < this.options.minFreeBytes) {
+      throw insufficientStorage(
+        `the disk is full: ${what} refused, the data directory's volume has ${free} bytes free and ` +
+          `Conifer keeps at least ${this.options.minFreeBytes} (CONIFER_MIN_FREE_BYTES) for deletes. ` +
+          'Reads and deletes still work; free space or delete data (a namespace, an index, a backup), then retry.',
+      );
+    }
+    this.admitted += bytes;
+  }
+
+  /** For every other write (deletes, configure): no refusal, but keeps the measurement fresh. */
+  touch(): void {
+    this.freeBytes();
+  }
+
+  /** A storage write failed for lack of space: measure again (releasing the reserve) at once. */
+  noteFull(): void {
+    this.measure();
+  }
+
+  private measure(): void {
+    try {
+      const s = statfsSync(this.dataDir);
+      this.free = s.bavail * s.bsize;
+    } catch (err) {
+      // Unmeasurable (unlikely on a directory we hold open): assume room, let SQLite decide.
+      this.log.warn({ err }, 'could not measure free disk space');
+      this.free = Number.POSITIVE_INFINITY;
+    }
+    this.measuredAt = Date.now();
+    this.admitted = 0;
+    const reserve = this.options.reserveBytes;
+    if (reserve === 0 || this.writingReserve) return;
+    const path = reserveFile(this.dataDir);
+    if (this.free < reserve && existsSync(path)) {
+      rmSync(path, { force: true });
+      this.log.warn({ freeBytes: this.free, reserveBytes: reserve }, 'disk nearly full: released the disk reserve');
+      this.measure();
+    } else if (this.free >= this.options.minFreeBytes + 2 * reserve && !existsSync(path)) {
+      void this.writeReserve(path);
+    }
+  }
+
+  /** Writes the reserve to a temporary name and renames it: a partial reserve never counts. */
+  private async writeReserve(path: string): Promise<void> {
+    this.writingReserve = true;
+    const tmp = `${path}.tmp`;
+    try {
+      const file = await open(tmp, 'w');
+      try {
+        const chunk = Buffer.alloc(RESERVE_CHUNK_BYTES);
+        for (let written = 0; written < this.options.reserveBytes; written += chunk.length) {
+          await file.write(chunk, 0, Math.min(chunk.length, this.options.reserveBytes - written));
+        }
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      await rename(tmp, path);
+      this.log.info({ reserveBytes: this.options.reserveBytes }, 'disk reserve written');
+    } catch (err) {
+      await rm(tmp, { force: true }).catch(() => undefined);
+      this.log.warn({ err }, 'could not write the disk reserve; will try again when space allows');
+    } finally {
+      this.writingReserve = false;
+      this.measuredAt = 0; // the reserve took space: measure before the next write
+    }
+  }
+}
