@@ -14,9 +14,10 @@
 //    catalog's -wal/-shm files) still succeed. It is written again once free space is back
 //    above threshold + reserve, so the two never oscillate.
 //
-// Free space is measured with statfs (bytes available to this user) and cached: measured
-// again after MEASURE_EVERY_MS, after admitting a quarter of the threshold in writes, or
-// after a storage write failed for lack of space — never a syscall per request.
+// Free space is measured with statfs (bytes available to this user). For growing writes
+// the figure is cached: measured again after MEASURE_EVERY_MS, after admitting a quarter
+// of the threshold in writes, or after a write failed for lack of space — not a syscall
+// per upsert. Deletes and other writes measure afresh: they are what must succeed.
 import { existsSync, rmSync, statfsSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { insufficientStorage } from '../errors.js';
@@ -69,9 +70,10 @@ export class DiskSpace {
 
   /**
    * For a write that grows storage by about `bytes`: 507 INSUFFICIENT_STORAGE when it
-   * would leave less than the threshold free. `what` names the write in the message.
+   * would leave less than the threshold free (a threshold of 0 turns the check off). `what` names the write in the message.
    */
   requireSpace(what: string, bytes: number): void {
+    if (this.options.minFreeBytes === 0) return; // the threshold is off: SQLite decides
     const free = this.freeBytes();
     if (free - bytes < this.options.minFreeBytes) {
       throw insufficientStorage(
@@ -83,9 +85,12 @@ export class DiskSpace {
     this.admitted += bytes;
   }
 
-  /** For every other write (deletes, configure): no refusal, but keeps the measurement fresh. */
+  /**
+   * For every other write (deletes, configure): never refused, and measured afresh (one
+   * statfs, microseconds), so the reserve is released before a delete that needs it.
+   */
   touch(): void {
-    this.freeBytes();
+    this.measure();
   }
 
   /** A storage write failed for lack of space: measure again (releasing the reserve) at once. */
