@@ -9,10 +9,12 @@
 //    background file removal and checkpoints.
 // 2. A reserve file ("ballast", CONIFER_DISK_RESERVE_BYTES) of zeros written while space
 //    is plentiful. When something else eats the headroom too (another process, a copy
-//    that outgrew its estimate) and free space falls below the reserve's size, the file is
-//    deleted, handing its space back so deletes and a restart (which must create the
-//    catalog's -wal/-shm files) still succeed. It is written again once free space is back
-//    above threshold + reserve, so the two never oscillate.
+//    that outgrew its estimate) and a delete (or a start) finds less than the reserve's
+//    size free, the file is deleted, handing its space back so deletes and a restart
+//    (which must create the catalog's -wal/-shm files) still succeed. It must exceed what
+//    a record store's checkpoint can add to its file: up to SQLite's 1,000-page WAL
+//    checkpoint interval, 8 MiB with the stores' 8 KiB pages. It is written again once
+//    free space is back above threshold + 2 × reserve.
 //
 // Free space is measured with statfs (bytes available to this user). For growing writes
 // the figure is cached: measured again after MEASURE_EVERY_MS, after admitting a quarter
@@ -58,6 +60,7 @@ export class DiskSpace {
   prepare(): void {
     rmSync(`${reserveFile(this.dataDir)}.tmp`, { force: true });
     this.measure();
+    this.releaseIfShort();
   }
 
   /** Free bytes on the data directory's volume (cached). */
@@ -91,10 +94,25 @@ export class DiskSpace {
    */
   touch(): void {
     this.measure();
+    this.releaseIfShort();
   }
 
-  /** A storage write failed for lack of space: measure again (releasing the reserve) at once. */
+  /** A storage write failed for lack of space: measure again, releasing the reserve, at once. */
   noteFull(): void {
+    this.measure();
+    this.releaseIfShort();
+  }
+
+  /**
+   * Deletes the reserve when less than its size is free. Only for writes that are never
+   * refused (and at start): growing writes are refused below the threshold anyway, so
+   * they must not spend the reserve that deletes will need.
+   */
+  private releaseIfShort(): void {
+    const path = reserveFile(this.dataDir);
+    if (this.writingReserve || this.free >= this.options.reserveBytes || !existsSync(path)) return;
+    rmSync(path, { force: true });
+    this.log.warn({ freeBytes: this.free, reserveBytes: this.options.reserveBytes }, 'disk nearly full: released the disk reserve');
     this.measure();
   }
 
@@ -111,14 +129,10 @@ export class DiskSpace {
     this.admitted = 0;
     const reserve = this.options.reserveBytes;
     if (reserve === 0 || this.writingReserve) return;
+    // Written again only with room for it and the threshold to spare, so writing it never
+    // makes the threshold refuse writes, and releasing and rewriting cannot alternate.
     const path = reserveFile(this.dataDir);
-    if (this.free < reserve && existsSync(path)) {
-      rmSync(path, { force: true });
-      this.log.warn({ freeBytes: this.free, reserveBytes: reserve }, 'disk nearly full: released the disk reserve');
-      this.measure();
-    } else if (this.free >= this.options.minFreeBytes + 2 * reserve && !existsSync(path)) {
-      void this.writeReserve(path);
-    }
+    if (this.free >= this.options.minFreeBytes + 2 * reserve && !existsSync(path)) void this.writeReserve(path);
   }
 
   /** Writes the reserve to a temporary name and renames it: a partial reserve never counts. */

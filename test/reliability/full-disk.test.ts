@@ -11,11 +11,14 @@ import { fillVolume, mountSmallVolume, type SmallVolume } from '../helpers/small
 import { prng } from '../helpers/prng.js';
 import { createIndex, denseIndex, dp, fetchQuery } from '../data/support.js';
 
-const DIMENSION = 128;
-const BATCH = 100;
+// Records are mostly metadata (8 KB each), so a few MiB fill with a few hundred records
+// and the checks that fetch every record stay quick.
+const DIMENSION = 8;
+const BATCH = 50;
+const PAD = 'x'.repeat(8000);
 const MiB = 1024 * 1024;
 
-const volume = mountSmallVolume(24);
+const volume = mountSmallVolume(40);
 const skip = 'skip' in volume ? volume.skip : false;
 if (skip) console.log(`# ${skip}`);
 
@@ -26,7 +29,7 @@ function batch(rand: () => number, from: number, prefix: string): { id: string; 
     id: `${prefix}${from + i}`,
     // Three decimals: printed back exactly as sent (decision 8)
     values: Array.from({ length: DIMENSION }, () => Math.round(rand() * 2000 - 1000) / 1000 || 0.5),
-    metadata: { n: from + i, tag: 'filler text to take some room' },
+    metadata: { n: from + i, pad: PAD },
   }));
 }
 
@@ -65,7 +68,8 @@ describe('a full data volume', { skip }, () => {
   const vol = volume as SmallVolume;
   const dataDir = join(vol.dir ?? '', 'data');
   const eater = join(vol.dir ?? '', 'eater');
-  const env = { CONIFER_MIN_FREE_BYTES: String(4 * MiB), CONIFER_DISK_RESERVE_BYTES: String(2 * MiB) };
+  // The reserve must cover a record store's checkpoint (up to 8 MiB of WAL, see disk-space.ts).
+  const env = { CONIFER_MIN_FREE_BYTES: String(12 * MiB), CONIFER_DISK_RESERVE_BYTES: String(12 * MiB) };
   const rand = prng(11);
   const stored: Stored = new Map();
   const scratch: Stored = new Map();
@@ -89,7 +93,7 @@ describe('a full data volume', { skip }, () => {
 
   it('answers 507 INSUFFICIENT_STORAGE once upserts fill the volume, and keeps running', async () => {
     let refused: ApiResponse | undefined;
-    // 24 MiB hold well under 400 batches of 100 × 128 floats; bounded either way.
+    // 40 MiB hold about 40 batches of 50 records of 8 KB; bounded either way.
     for (let n = 0; n < 400 && !refused; n++) {
       const namespace = n % 4 === 0 ? 'scratch' : 'main';
       const vectors = batch(rand, n * BATCH, namespace === 'main' ? 'm' : 's');
@@ -106,7 +110,7 @@ describe('a full data volume', { skip }, () => {
     assert.equal(server.proc.exitCode, null);
   });
 
-  it('still refuses writes, serves reads and deletes, and creates no index, when nothing is left free', async () => {
+  it('refuses writes and creates no index, but serves reads, when nothing is left free', async () => {
     fillVolume(eater);
     assert.ok(freeBytes(vol.dir) < 64 * 1024, `volume not full: ${freeBytes(vol.dir)} bytes free`);
 
@@ -125,21 +129,15 @@ describe('a full data volume', { skip }, () => {
     assert.equal(query.body.matches.length, 3);
     await assertAllStored(server, host, stored, 'main');
 
-    // Deletes work on the full volume: by id, and a whole namespace.
-    const doomed = [...stored.keys()].slice(0, 10);
-    const del = await dp(server, host, 'POST', '/vectors/delete', { body: { ids: doomed, namespace: 'main' } });
-    assert.equal(del.status, 200, del.text);
-    for (const id of doomed) stored.delete(id);
-    const gone = await dp(server, host, 'GET', fetchQuery(doomed, 'main'));
-    assert.deepEqual(gone.body.vectors, {});
-    const drop = await dp(server, host, 'POST', '/vectors/delete', { body: { deleteAll: true, namespace: 'scratch' } });
-    assert.equal(drop.status, 200, drop.text);
-    scratch.clear();
     assert.equal(server.proc.exitCode, null);
   });
 
   it('restarts on the full volume and serves reads', async () => {
     assert.equal(await server.stop(), 0);
+    // A clean stop checkpoints and removes the WAL files; eat what that gave back too, so
+    // the server really starts with nothing free.
+    fillVolume(`${eater}-2`);
+    assert.ok(freeBytes(vol.dir) < 64 * 1024, `volume not full: ${freeBytes(vol.dir)} bytes free`);
     server = await startServer({ dataDir, env });
     let ready = await api(server, 'GET', '/ready');
     for (let i = 0; i < 100 && ready.status !== 200; i++) {
@@ -147,6 +145,8 @@ describe('a full data volume', { skip }, () => {
       ready = await api(server, 'GET', '/ready');
     }
     assert.equal(ready.status, 200, ready.text);
+    // The start found no room and released the reserve, which is what let the catalog open.
+    assert.equal(existsSync(join(dataDir, 'disk-reserve')), false);
     host = host.replace(/^http:\/\/[^/]+/, server.url);
     const list = await api(server, 'GET', '/indexes');
     assert.equal(list.status, 200);
@@ -161,12 +161,26 @@ describe('a full data volume', { skip }, () => {
     );
   });
 
+  it('deletes by id and whole namespaces on the full volume', async () => {
+    const doomed = [...stored.keys()].slice(0, 10);
+    const del = await dp(server, host, 'POST', '/vectors/delete', { body: { ids: doomed, namespace: 'main' } });
+    assert.equal(del.status, 200, del.text);
+    for (const id of doomed) stored.delete(id);
+    const gone = await dp(server, host, 'GET', fetchQuery(doomed, 'main'));
+    assert.deepEqual(gone.body.vectors, {});
+    const drop = await dp(server, host, 'POST', '/vectors/delete', { body: { deleteAll: true, namespace: 'scratch' } });
+    assert.equal(drop.status, 200, drop.text);
+    scratch.clear();
+    assert.equal(server.proc.exitCode, null);
+  });
+
   it('a second server on the same data directory is still refused (the lock holds without writing)', async () => {
     await assert.rejects(startServer({ dataDir, env }), /in use by another Conifer process/);
   });
 
   it('resumes writes without a restart once space is freed, and lost nothing acknowledged', async () => {
     rmSync(eater);
+    rmSync(`${eater}-2`);
     const vectors = batch(rand, 0, 'after');
     let res: ApiResponse | undefined;
     // Free space is re-measured within about a second; bounded wait.

@@ -63,7 +63,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
 
       plane.post('/vectors/update', { config: { grows: 'an update' } }, async (request) => vectors.update(indexOf(request), request.body));
 
-      plane.post('/vectors/delete', async (request) => {
+      plane.post('/vectors/delete', { config: { frees: true } }, async (request) => {
         vectors.delete(indexOf(request), request.body ?? {});
         return {};
       });
