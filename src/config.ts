@@ -120,6 +120,14 @@ export function loadConfig(
       `CONIFER_PUBLIC_URL (--public-url) must start with http:// or https:// and name a host, got ${JSON.stringify(publicUrl)}`,
     );
   }
+  const headersTimeoutMs = int('headersTimeoutMs', DEFAULT_HEADERS_TIMEOUT_MS, 100);
+  const requestTimeoutMs = int('requestTimeoutMs', DEFAULT_REQUEST_TIMEOUT_MS, 100);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    // The headers are part of the request: Node refuses a header timeout beyond the request's.
+    throw new ConfigError(
+      `CONIFER_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed CONIFER_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
+  }
   return {
     host: get('host') ?? '127.0.0.1',
     port: int('port', 5080, 0),
@@ -137,8 +145,8 @@ export function loadConfig(
     scalingDelayMs: int('scalingDelayMs', 0, 0),
     minFreeBytes: int('minFreeBytes', DEFAULT_MIN_FREE_BYTES, 0),
     diskReserveBytes: int('diskReserveBytes', DEFAULT_DISK_RESERVE_BYTES, 0),
-    headersTimeoutMs: int('headersTimeoutMs', DEFAULT_HEADERS_TIMEOUT_MS, 100),
-    requestTimeoutMs: int('requestTimeoutMs', DEFAULT_REQUEST_TIMEOUT_MS, 100),
+    headersTimeoutMs,
+    requestTimeoutMs,
     keepAliveTimeoutMs: int('keepAliveTimeoutMs', DEFAULT_KEEP_ALIVE_TIMEOUT_MS, 100),
     maxConnections: int('maxConnections', DEFAULT_MAX_CONNECTIONS, 1),
   };
