@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { api, startServer, type ApiResponse, type TestServer } from '../helpers/server.js';
+import { api, removeDir, startServer, tempDataDir, type ApiResponse, type TestServer } from '../helpers/server.js';
 import { fillVolume, mountSmallVolume, type SmallVolume } from '../helpers/small-volume.js';
 import { prng } from '../helpers/prng.js';
 import { createIndex, denseIndex, dp, fetchQuery } from '../data/support.js';
@@ -240,5 +240,52 @@ describe('a full data volume without headroom (threshold and reserve off)', { sk
     await assertAllStored(server, host, stored, '');
     assert.equal((await api(server, 'GET', '/indexes')).body.indexes.length, 1);
     assert.equal(server.proc.exitCode, null);
+  });
+});
+
+describe('the free-space threshold (any volume, no mount needed)', () => {
+  let server: TestServer;
+  let host: string;
+  const dataDir = tempDataDir();
+  before(async () => {
+    const first = await startServer({ dataDir });
+    host = await createIndex(first, denseIndex('kept', 2));
+    const res = await dp(first, host, 'POST', '/vectors/upsert', {
+      body: { vectors: [{ id: 'a', values: [0.5, 0.25] }, { id: 'b', values: [0.25, 0.5] }] },
+    });
+    assert.equal(res.status, 200, res.text);
+    await first.stop();
+    // No volume has 4 PiB free: every growing write is below the threshold.
+    server = await startServer({ dataDir, env: { CONIFER_MIN_FREE_BYTES: String(2 ** 52), CONIFER_DISK_RESERVE_BYTES: '0' } });
+    host = host.replace(/^http:\/\/[^/]+/, server.url);
+  });
+  after(async () => {
+    await server.stop();
+    removeDir(dataDir);
+  });
+
+  it('refuses every write that adds data with 507 naming the setting, and nothing else', async () => {
+    const refusals: ApiResponse[] = [
+      await dp(server, host, 'POST', '/vectors/upsert', { body: { vectors: [{ id: 'c', values: [1, 1] }] } }),
+      await dp(server, host, 'POST', '/vectors/update', { body: { id: 'a', values: [1, 1] } }),
+      await dp(server, host, 'POST', '/namespaces', { body: { name: 'fresh' } }),
+    ];
+    for (const res of refusals) {
+      assertDiskFull(res, 'data');
+      assert.match(res.body.error.message, /CONIFER_MIN_FREE_BYTES/);
+    }
+    assertDiskFull(await api(server, 'POST', '/indexes', { body: denseIndex('new', 2) }), 'control');
+    assertDiskFull(await api(server, 'POST', '/indexes/kept/backups', { body: { name: 'b1' } }), 'control');
+
+    const fetched = await dp(server, host, 'GET', fetchQuery(['a', 'b']));
+    assert.deepEqual(fetched.body.vectors.a.values, [0.5, 0.25]);
+    const query = await dp(server, host, 'POST', '/query', { body: { vector: [0.5, 0.25], topK: 1 } });
+    assert.equal(query.status, 200, query.text);
+    assert.equal(query.body.matches[0].id, 'a');
+    const del = await dp(server, host, 'POST', '/vectors/delete', { body: { ids: ['b'] } });
+    assert.equal(del.status, 200, del.text);
+    const patch = await api(server, 'PATCH', '/indexes/kept', { body: { tags: { env: 'test' } } });
+    assert.equal(patch.status, 202, patch.text);
+    assert.equal((await api(server, 'DELETE', '/indexes/kept')).status, 202);
   });
 });
