@@ -6,7 +6,7 @@ import { newId, nowIso } from '../catalog/ids.js';
 import { isPodSpec, type IndexRow } from '../catalog/indexes.js';
 import type { Project } from '../catalog/projects.js';
 import type { Config } from '../config.js';
-import { conflict, failedPrecondition, forbidden, invalid, notFound } from '../errors.js';
+import { conflict, failedPrecondition, forbidden, invalid, notFound, show } from '../errors.js';
 import type { JobScheduler } from './index-service.js';
 import { requireActive } from './index-service.js';
 import { checkName } from './index-rules.js';
@@ -62,7 +62,7 @@ export class CollectionService {
       if (this.catalog.collections.get(project.id, name)) throw conflict(`Resource already exists: collection ${name}.`);
       const index = this.catalog.indexes.get(project.id, body.source);
       if (!index) {
-        const message = `source ${JSON.stringify(body.source)} is not an index of this project`;
+        const message = `source ${show(body.source)} is not an index of this project`;
         throw sourceMissingIs404 ? notFound(message) : invalid(message);
       }
       if (!isPodSpec(index.spec)) {
