@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import type { ServerContext } from './context.js';
 import { registerDiskGuard } from './disk-guard.js';
 import { errorBody, planeOf, sendError } from './error-mapper.js';
+import { consoleRoutes } from './routes/console.js';
 import { copyRoutes } from './routes/copies.js';
 import { dataPlaneRoutes } from './routes/data-plane.js';
 import { indexRoutes } from './routes/indexes.js';
@@ -66,7 +67,7 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
-  registerAuth(app, ctx.catalog);
+  registerAuth(app, ctx.catalog, { acceptAnyKey: ctx.config.dev });
   registerDiskGuard(app, ctx.disk);
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug(
@@ -99,6 +100,7 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
   indexRoutes(app, ctx);
   copyRoutes(app, ctx);
   dataPlaneRoutes(app, ctx, ctx.vectors);
+  void app.register(consoleRoutes);
   return app;
 }
 
