@@ -23,6 +23,26 @@ export const MAX_PARAM_LENGTH = 1600;
 export const MAX_HEADER_BYTES = 1024 * 1024;
 export const DEFAULT_RESPONSE_CAP_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Slow and idle clients (issue 11). Headers arrive in one packet from any real client, so
+ * 10 s is generous; a whole request may take 2 minutes, enough for a 2 MiB body at about
+ * 140 kbit/s; an idle keep-alive connection stays 30 s (clients' pools reuse within
+ * seconds). 512 connections is far beyond what one process serves usefully at once, and
+ * far below a typical file-descriptor limit.
+ */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_CONNECTIONS = 512;
+
+/**
+ * Full volume (issue 11, catalog/disk-space.ts): new data is refused below 64 MiB free,
+ * which leaves room for deletes, WAL checkpoints and the catalog; the 16 MiB reserve file
+ * is what a restart and deletes fall back on when something else fills the headroom.
+ */
+export const DEFAULT_MIN_FREE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_DISK_RESERVE_BYTES = 16 * 1024 * 1024;
+
 /** Project quotas: finite by default, raised by configuration. */
 export const DEFAULT_QUOTA_SERVERLESS_INDEXES = 100;
 export const DEFAULT_QUOTA_PODS = 100;

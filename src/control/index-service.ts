@@ -30,8 +30,10 @@ import type { RestoreRunner } from './restore-runner.js';
 
 /** What the index service needs of index storage (implemented by the data plane). */
 export interface IndexStorage {
-  /** Creates the empty storage of a new index. */
+  /** Creates the empty storage of a new index; throws (nothing kept) when it cannot be stored. */
   create(index: IndexRow): void;
+  /** Forgets and removes the storage of an index whose catalog row was never committed. */
+  discard(indexId: string): void;
 }
 
 export interface JobScheduler {
@@ -86,15 +88,24 @@ export class IndexService {
       state: source ? 'Initializing' : 'Ready',
       createdAt: nowIso(),
     };
-    const restore = this.catalog.transaction(() => {
-      this.insertChecked(project, index);
-      if (!source) {
-        // Last, so a failure here rolls the catalog row back with it.
-        this.storage.create(index);
-        return undefined;
-      }
-      return this.restorer.record(project, 'collection', source.id, index);
-    });
+    let stored = false;
+    let restore;
+    try {
+      restore = this.catalog.transaction(() => {
+        this.insertChecked(project, index);
+        if (!source) {
+          // Last, so a failure here rolls the catalog row back with it.
+          this.storage.create(index);
+          stored = true;
+          return undefined;
+        }
+        return this.restorer.record(project, 'collection', source.id, index);
+      });
+    } catch (err) {
+      // The commit itself failed (a full disk): the storage made for it belongs to nothing.
+      if (stored) this.storage.discard(index.id);
+      throw err;
+    }
     if (restore) this.restorer.start(restore, index);
     return index;
   }
@@ -199,7 +210,8 @@ export class IndexService {
   }
 
   private checkSpec(spec: CreateIndexBody['spec']): IndexSpec {
-    const kinds = Object.keys(spec).filter((k) => (spec as Record<string, unknown>)[k] !== undefined);
+    // Unknown keys are ignored (decision 4); only the deployment kinds count.
+    const kinds = (['serverless', 'pod', 'byoc'] as const).filter((k) => spec[k] !== undefined);
     if (kinds.length !== 1) {
       throw invalid(`spec must have exactly one of "serverless" or "pod", got ${kinds.length === 0 ? 'none' : kinds.join(' and ')}`);
     }

@@ -44,7 +44,7 @@ export class JobRunner implements JobScheduler {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.running;
+    await this.running?.catch(() => undefined); // already logged by its tick
   }
 
   private schedule(delayMs: number): void {
@@ -55,19 +55,24 @@ export class JobRunner implements JobScheduler {
   private async tick(): Promise<void> {
     if (this.running) {
       // A tick is under way; run again once it ends so nothing queued meanwhile waits.
-      await this.running;
+      await this.running.catch(() => undefined); // the tick that runs it reports failures
       if (!this.stopped) this.schedule(0);
       return;
     }
     this.running = this.runDue();
     try {
       await this.running;
+      if (this.stopped) return;
+      const next = this.catalog.jobs.nextRunAfter();
+      if (next !== undefined) this.schedule(Math.max(0, next - Date.now()));
+    } catch (err) {
+      // The catalog itself failed (a full disk cannot record a job as done or postponed):
+      // the jobs stay in the catalog, so try again later instead of crashing.
+      this.log.error({ err }, 'background jobs could not run; will retry');
+      if (!this.stopped) this.schedule(RETRY_AFTER_FAILURE_MS);
     } finally {
       this.running = undefined;
     }
-    if (this.stopped) return;
-    const next = this.catalog.jobs.nextRunAfter();
-    if (next !== undefined) this.schedule(Math.max(0, next - Date.now()));
   }
 
   private async runDue(): Promise<void> {

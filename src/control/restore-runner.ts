@@ -70,9 +70,14 @@ export class RestoreRunner {
   private async run(job: RestoreJobRow, index: IndexRow): Promise<void> {
     const started = Date.now();
     try {
-      await this.copier.restoreInto(job.sourceKind, job.sourceId, index, (percent) =>
-        this.catalog.backups.updateRestore(job.id, 'Pending', Math.min(99, Math.floor(percent)), null),
-      );
+      await this.copier.restoreInto(job.sourceKind, job.sourceId, index, (percent) => {
+        try {
+          this.catalog.backups.updateRestore(job.id, 'Pending', Math.min(99, Math.floor(percent)), null);
+        } catch (err) {
+          // Progress is informative only; a catalog that cannot store it must not stop the copy.
+          this.log.error({ err, index: index.name }, 'recording restore progress failed');
+        }
+      });
       this.catalog.transaction(() => {
         const current = this.catalog.indexes.getById(index.id);
         if (current) this.catalog.indexes.update({ ...current, state: 'Ready' });
@@ -81,11 +86,17 @@ export class RestoreRunner {
       this.log.info({ index: index.name, source: job.sourceId, ms: Date.now() - started }, 'restore completed');
     } catch (err) {
       this.log.error({ err, index: index.name, source: job.sourceId }, 'restore failed');
-      this.catalog.transaction(() => {
-        const current = this.catalog.indexes.getById(index.id);
-        if (current) this.catalog.indexes.update({ ...current, state: 'InitializationFailed' });
-        this.catalog.backups.updateRestore(job.id, 'Failed', job.percentComplete, nowIso());
-      });
+      try {
+        this.catalog.transaction(() => {
+          const current = this.catalog.indexes.getById(index.id);
+          if (current) this.catalog.indexes.update({ ...current, state: 'InitializationFailed' });
+          this.catalog.backups.updateRestore(job.id, 'Failed', job.percentComplete, nowIso());
+        });
+      } catch (failed) {
+        // Not even the failure can be recorded (a full disk): the job stays Pending, and the
+        // next start runs the restore again.
+        this.log.error({ err: failed, index: index.name }, 'recording the failed restore failed');
+      }
     }
   }
 }

@@ -2,6 +2,7 @@
 // search structures (in the engine worker). It creates an index's storage, recovers
 // every index at start, hides an index while it loads (503 with Retry-After), frees
 // dropped namespaces in bounded background chunks, and removes a deleted index's files.
+import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IndexRow } from '../catalog/indexes.js';
 import { indexDir } from '../catalog/paths.js';
@@ -9,11 +10,13 @@ import type { IndexStorage } from '../control/index-service.js';
 import type { EngineClient } from '../engine/engine-client.js';
 import type { IndexShape } from '../engine/metric.js';
 import { RecordStore } from '../engine/record-store.js';
-import { unavailable } from '../errors.js';
+import { isStorageFull, unavailable } from '../errors.js';
 import { isCopyActive } from './snapshot-copy.js';
 
 /** Rows freed per purge step; each step is one short transaction between requests. */
 const PURGE_ROWS_PER_STEP = 2000;
+/** Wait before retrying a purge step that failed for lack of space. */
+const PURGE_RETRY_MS = 5000;
 
 interface OpenIndex {
   store: RecordStore;
@@ -47,17 +50,32 @@ export class IndexRegistry implements IndexStorage {
    * or query posted after it, so nothing needs to wait for the load to finish.
    */
   create(index: IndexRow): void {
-    void this.openIndex(index, true);
+    const dir = indexDir(this.dataDir, index.id);
+    let store: RecordStore;
+    try {
+      store = RecordStore.open(dir);
+    } catch (err) {
+      // A full disk, typically: leave no half-made store behind, and let the caller answer.
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+    void this.attach(index, store, true);
+  }
+
+  discard(indexId: string): void {
+    this.removeIndexFiles(indexId).catch((err: unknown) =>
+      this.log.error({ err, indexId }, 'removing the storage of an index that was not created failed'),
+    );
   }
 
   /** Opens and loads every index; resolves when all are searchable (GET /ready). */
   async recover(indexes: IndexRow[]): Promise<void> {
-    await Promise.all(indexes.map((index) => this.openIndex(index, false)));
+    await Promise.all(indexes.map((index) => this.openIndex(index)));
   }
 
   /** Opens and loads one index whose storage was filled by a restore. */
   async load(index: IndexRow): Promise<void> {
-    await this.openIndex(index, false);
+    await this.openIndex(index);
     if (!this.open.get(index.id)?.loaded) throw new Error(`index ${index.name} could not be loaded`);
   }
 
@@ -83,6 +101,12 @@ export class IndexRegistry implements IndexStorage {
           return;
         }
       } catch (err) {
+        if (isStorageFull(err)) {
+          // Freeing needs a little space (WAL frames) before it returns any; try again later.
+          this.log.error({ err, indexId }, 'freeing dropped records failed: the disk is full; will retry');
+          setTimeout(step, PURGE_RETRY_MS).unref();
+          return;
+        }
         this.log.error({ err, indexId }, 'freeing dropped records failed; will retry at next start');
       }
       entry.purging = false;
@@ -111,9 +135,21 @@ export class IndexRegistry implements IndexStorage {
   }
 
   /** Never rejects: a failure is logged and the index answers 503 until a restart. */
-  private async openIndex(index: IndexRow, usableAtOnce: boolean): Promise<void> {
+  private async openIndex(index: IndexRow): Promise<void> {
+    let store: RecordStore;
+    try {
+      store = RecordStore.open(indexDir(this.dataDir, index.id));
+    } catch (err) {
+      this.log.error({ err, index: index.name, indexId: index.id }, 'opening index storage failed');
+      return;
+    }
+    await this.attach(index, store, false);
+  }
+
+  /** Never rejects: a failure is logged and the index answers 503 until a restart. */
+  private async attach(index: IndexRow, store: RecordStore, usableAtOnce: boolean): Promise<void> {
     const dir = indexDir(this.dataDir, index.id);
-    const entry: OpenIndex = { store: RecordStore.open(dir), loaded: usableAtOnce, purging: false };
+    const entry: OpenIndex = { store, loaded: usableAtOnce, purging: false };
     this.open.set(index.id, entry);
     const started = Date.now();
     try {

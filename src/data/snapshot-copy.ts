@@ -62,7 +62,7 @@ export function copySnapshot(job: CopyJob, onProgress: (done: number, total: num
           resolve({ records: event.records, namespaces: event.namespaces, bytes: event.bytes });
           break;
         case 'error':
-          fail(new Error(event.message));
+          fail(Object.assign(new Error(event.message), { code: event.code }));
           break;
       }
     });

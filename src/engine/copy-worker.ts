@@ -17,7 +17,8 @@ export type CopyEvent =
   | { type: 'pinned'; records: number; namespaces: number }
   | { type: 'progress'; done: number; total: number }
   | { type: 'done'; records: number; namespaces: number; bytes: number }
-  | { type: 'error'; message: string };
+  /** `code` keeps the error's code (SQLITE_FULL, ENOSPC) across the thread boundary. */
+  | { type: 'error'; message: string; code?: string };
 
 const BATCH = 500;
 const PROGRESS_EVERY = 5000;
@@ -64,5 +65,10 @@ function copy(job: CopyJob): void {
 try {
   copy(workerData as CopyJob);
 } catch (err) {
-  send({ type: 'error', message: err instanceof Error ? err.message : String(err) });
+  const code = (err as { code?: unknown } | null)?.code;
+  send({
+    type: 'error',
+    message: err instanceof Error ? err.message : String(err),
+    code: typeof code === 'string' ? code : undefined,
+  });
 }

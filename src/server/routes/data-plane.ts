@@ -53,7 +53,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         request.index = index;
       });
 
-      plane.post('/vectors/upsert', async (request) => {
+      plane.post('/vectors/upsert', { config: { grows: 'an upsert' } }, async (request) => {
         if (request.bodyBytes > UPSERT_MAX_BYTES) {
           throw invalid(
             `Request size ${request.bodyBytes} bytes exceeds the maximum supported size of 2 MB (${UPSERT_MAX_BYTES} bytes); send fewer vectors per request`,
@@ -62,9 +62,9 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         return { upsertedCount: vectors.upsert(indexOf(request), request.body) };
       });
 
-      plane.post('/vectors/update', async (request) => vectors.update(indexOf(request), request.body));
+      plane.post('/vectors/update', { config: { grows: 'an update' } }, async (request) => vectors.update(indexOf(request), request.body));
 
-      plane.post('/vectors/delete', async (request) => {
+      plane.post('/vectors/delete', { config: { frees: true } }, async (request) => {
         vectors.delete(indexOf(request), request.body ?? {});
         return {};
       });
@@ -165,7 +165,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         return body;
       });
 
-      plane.post('/namespaces', async (request) => {
+      plane.post('/namespaces', { config: { grows: 'creating a namespace' } }, async (request) => {
         const ns = vectors.createNamespace(indexOf(request), request.body);
         return { name: ns, record_count: '0' };
       });

@@ -33,7 +33,7 @@ export function indexRoutes(app: FastifyInstance, ctx: ServerContext): void {
     return { indexes: ctx.indexes.list(projectOf(request)).map((i) => indexRecord(i, base)) };
   });
 
-  app.post('/indexes', async (request, reply) => {
+  app.post('/indexes', { config: { grows: 'creating an index' } }, async (request, reply) => {
     const v2607 = versionOf(request) === '2026-07';
     if (v2607) refuseSpecBody(request);
     const body = v2607
