@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import { ApiError, invalid, notFound } from '../errors.js';
 import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_PARAM_LENGTH } from '../limits.js';
 import { registerAuth } from './auth.js';
+import { registerBodyDrain } from './body-drain.js';
 import type { ServerContext } from './context.js';
 import { errorBody, planeOf, sendError } from './error-mapper.js';
 import { copyRoutes } from './routes/copies.js';
@@ -55,6 +56,7 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
     reply.header(REQUEST_ID_HEADER, request.id);
   });
   registerAuth(app, ctx.catalog);
+  registerBodyDrain(app);
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug(
       { method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime },
