@@ -5,7 +5,7 @@
 import { rm } from 'node:fs/promises';
 import type { IndexRow } from '../catalog/indexes.js';
 import { indexDir } from '../catalog/paths.js';
-import type { IndexStorage } from '../control/index-service.js';
+import type { IndexStorage, LoadState } from '../control/index-service.js';
 import type { EngineClient } from '../engine/engine-client.js';
 import type { IndexShape } from '../engine/metric.js';
 import { RecordStore } from '../engine/record-store.js';
@@ -18,6 +18,8 @@ const PURGE_ROWS_PER_STEP = 2000;
 interface OpenIndex {
   store: RecordStore;
   loaded: boolean;
+  /** The engine could not load it: 503 until a restart. */
+  failed: boolean;
   purging: boolean;
 }
 
@@ -61,9 +63,24 @@ export class IndexRegistry implements IndexStorage {
     if (!this.open.get(index.id)?.loaded) throw new Error(`index ${index.name} could not be loaded`);
   }
 
+  /**
+   * Whether an index's data plane can serve. An index the catalog calls Ready is still
+   * 'loading' after a restart until recovery has loaded it (no entry yet, or not loaded),
+   * so its record must not say Ready meanwhile (decision 10).
+   */
+  loadState(index: IndexRow): LoadState {
+    const entry = this.open.get(index.id);
+    if (!entry) return 'loading';
+    if (entry.failed) return 'failed';
+    return entry.loaded ? 'loaded' : 'loading';
+  }
+
   /** The store of a loaded index; 503 while it is still loading. */
   store(index: IndexRow): RecordStore {
     const entry = this.open.get(index.id);
+    if (entry?.failed) {
+      throw unavailable(`Index ${index.name} failed to load (see the server log); restart the server to retry.`, 60);
+    }
     if (!entry || !entry.loaded) {
       throw unavailable(`Index ${index.name} is loading; retry shortly.`, 1);
     }
@@ -113,13 +130,14 @@ export class IndexRegistry implements IndexStorage {
   /** Never rejects: a failure is logged and the index answers 503 until a restart. */
   private async openIndex(index: IndexRow, usableAtOnce: boolean): Promise<void> {
     const dir = indexDir(this.dataDir, index.id);
-    const entry: OpenIndex = { store: RecordStore.open(dir), loaded: usableAtOnce, purging: false };
+    const entry: OpenIndex = { store: RecordStore.open(dir), loaded: usableAtOnce, failed: false, purging: false };
     this.open.set(index.id, entry);
     const started = Date.now();
     try {
       await this.engine.open(index.id, dir, shapeOf(index));
     } catch (err) {
       entry.loaded = false;
+      entry.failed = true;
       this.log.error({ err, index: index.name, indexId: index.id }, 'loading index failed');
       return;
     }
