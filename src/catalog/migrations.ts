@@ -104,4 +104,8 @@ export const MIGRATIONS: readonly string[] = [
     completed_at TEXT
   );
   `,
+  `
+  -- Why a restore job failed (for example: its target index was deleted while it ran).
+  ALTER TABLE restore_jobs ADD COLUMN error TEXT;
+  `,
 ];

@@ -200,7 +200,7 @@ export class IndexService {
   }
 
   delete(project: Project, name: string): void {
-    this.catalog.transaction(() => {
+    const deleted = this.catalog.transaction(() => {
       const index = this.row(project, name);
       const pending = this.catalog.collections.pendingFrom(index.id);
       if (pending.length > 0) {
@@ -215,10 +215,13 @@ export class IndexService {
             '(PATCH deletion_protection "disabled") before retrying.',
         );
       }
+      this.restorer.failForDeletedIndex(index);
       this.catalog.indexes.delete(index.id);
       this.catalog.jobs.cancel(index.id, 'finish-scaling');
       this.catalog.jobs.add('remove-index-files', index.id, {});
+      return index;
     });
+    this.restorer.cancel(deleted.id);
     this.jobs.nudge();
   }
 

@@ -107,10 +107,9 @@ export class IndexRegistry implements IndexStorage {
     setImmediate(step);
   }
 
-  async removeIndexFiles(indexId: string): Promise<void> {
-    if (isCopyActive(indexDir(this.dataDir, indexId))) {
-      throw new Error(`index ${indexId} is being copied; its files are removed afterwards`);
-    }
+  /** Closes and removes a deleted index; false (nothing done) while a copy uses its files. */
+  async removeIndexFiles(indexId: string): Promise<boolean> {
+    if (isCopyActive(indexDir(this.dataDir, indexId))) return false;
     const entry = this.open.get(indexId);
     if (entry) {
       this.open.delete(indexId);
@@ -118,6 +117,7 @@ export class IndexRegistry implements IndexStorage {
       await this.engine.close(indexId);
     }
     await rm(indexDir(this.dataDir, indexId), { recursive: true, force: true });
+    return true;
   }
 
   /** Closes every store; the engine worker is stopped by its owner. */
