@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'FAILED_PRECONDITION'
   | 'UNPROCESSABLE_ENTITY'
   | 'PAYLOAD_TOO_LARGE'
+  | 'UNIMPLEMENTED'
   | 'UNAVAILABLE'
   | 'UNKNOWN';
 
@@ -25,6 +26,8 @@ const STATUS: Record<ErrorCode, number> = {
   FAILED_PRECONDITION: 412,
   UNPROCESSABLE_ENTITY: 422,
   PAYLOAD_TOO_LARGE: 413,
+  /** A Pinecone feature Conifer does not offer (src/server/routes/unimplemented.ts). */
+  UNIMPLEMENTED: 501,
   UNAVAILABLE: 503,
   UNKNOWN: 500,
 };

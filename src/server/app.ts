@@ -13,6 +13,7 @@ import { copyRoutes } from './routes/copies.js';
 import { dataPlaneRoutes } from './routes/data-plane.js';
 import { indexRoutes } from './routes/indexes.js';
 import { systemRoutes } from './routes/system.js';
+import { unimplementedRoutes } from './routes/unimplemented.js';
 import { projectOf } from './request-context.js';
 
 export const REQUEST_ID_HEADER = 'x-pinecone-request-id';
@@ -81,6 +82,7 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
   indexRoutes(app, ctx);
   copyRoutes(app, ctx);
   dataPlaneRoutes(app, ctx, ctx.vectors);
+  unimplementedRoutes(app, ctx);
   return app;
 }
 
