@@ -24,12 +24,14 @@ export const MAX_HEADER_BYTES = 1024 * 1024;
 export const DEFAULT_RESPONSE_CAP_BYTES = 4 * 1024 * 1024;
 /**
  * An answer given before the body was read (413, 401, 404) waits until the rest of the body
- * has been read and discarded, so the client sees the answer instead of a closed socket. Up
- * to this many more bytes and this long; past either the answer goes out and the connection
- * is closed (src/server/body-drain.ts).
+ * has been read and discarded, so the client sees the answer instead of a closed socket: up
+ * to DRAIN_MAX_BYTES more, while bytes keep coming (at most DRAIN_IDLE_MS between two
+ * chunks) and for at most DRAIN_MAX_MS in all. Past any bound the answer goes out and the
+ * connection is closed (src/server/body-drain.ts).
  */
 export const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
-export const DRAIN_MAX_MS = 30_000;
+export const DRAIN_IDLE_MS = 10_000;
+export const DRAIN_MAX_MS = 120_000;
 
 /** Project quotas: finite by default, raised by configuration. */
 export const DEFAULT_QUOTA_SERVERLESS_INDEXES = 100;

@@ -5,11 +5,13 @@
 // So before any answer goes out, the unread rest of the body is read and thrown away,
 // chunk by chunk, never buffered. The drain is bounded so that it is neither a memory
 // nor a time hole: a body declared larger than DRAIN_MAX_BYTES is not read at all, and
-// past DRAIN_MAX_BYTES or DRAIN_MAX_MS the answer goes out with `Connection: close` and
-// the socket is closed after it (such a client may then miss the answer).
+// past DRAIN_MAX_BYTES, DRAIN_IDLE_MS without a byte or DRAIN_MAX_MS in all, the answer
+// goes out with `Connection: close` and the socket is closed after it (such a client may
+// then miss the answer). The time bounds are an idle limit plus a generous total so that
+// a slow but steady sender on a busy machine still gets its answer.
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
-import { DRAIN_MAX_BYTES, DRAIN_MAX_MS } from '../limits.js';
+import { DRAIN_IDLE_MS, DRAIN_MAX_BYTES, DRAIN_MAX_MS } from '../limits.js';
 
 export function registerBodyDrain(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
@@ -31,7 +33,8 @@ function discardRest(raw: IncomingMessage): Promise<boolean> {
     const finish = (drained: boolean): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      clearTimeout(idle);
+      clearTimeout(total);
       raw.off('data', onData);
       raw.off('end', onEnd);
       raw.off('close', onClose);
@@ -43,10 +46,12 @@ function discardRest(raw: IncomingMessage): Promise<boolean> {
     const onData = (chunk: Buffer): void => {
       seen += chunk.length;
       if (seen > DRAIN_MAX_BYTES) finish(false);
+      else idle.refresh();
     };
     const onEnd = (): void => finish(true);
     const onClose = (): void => finish(raw.complete);
-    const timer = setTimeout(() => finish(false), DRAIN_MAX_MS);
+    const idle = setTimeout(() => finish(false), DRAIN_IDLE_MS);
+    const total = setTimeout(() => finish(false), DRAIN_MAX_MS);
     raw.on('data', onData);
     raw.once('end', onEnd);
     raw.once('close', onClose);
