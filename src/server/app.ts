@@ -9,6 +9,7 @@ import { registerAuth } from './auth.js';
 import { registerBodyDrain } from './body-drain.js';
 import type { ServerContext } from './context.js';
 import { errorBody, planeOf, sendError } from './error-mapper.js';
+import { consoleRoutes } from './routes/console.js';
 import { copyRoutes } from './routes/copies.js';
 import { dataPlaneRoutes } from './routes/data-plane.js';
 import { indexRoutes } from './routes/indexes.js';
@@ -56,7 +57,7 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
-  registerAuth(app, ctx.catalog);
+  registerAuth(app, ctx.catalog, { acceptAnyKey: ctx.config.dev });
   registerBodyDrain(app);
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug(
@@ -83,6 +84,7 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
   copyRoutes(app, ctx);
   dataPlaneRoutes(app, ctx, ctx.vectors);
   unimplementedRoutes(app, ctx);
+  void app.register(consoleRoutes);
   return app;
 }
 
