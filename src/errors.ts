@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'FAILED_PRECONDITION'
   | 'UNPROCESSABLE_ENTITY'
   | 'PAYLOAD_TOO_LARGE'
+  | 'UNIMPLEMENTED'
   | 'UNAVAILABLE'
   | 'INSUFFICIENT_STORAGE'
   | 'UNKNOWN';
@@ -26,6 +27,8 @@ const STATUS: Record<ErrorCode, number> = {
   FAILED_PRECONDITION: 412,
   UNPROCESSABLE_ENTITY: 422,
   PAYLOAD_TOO_LARGE: 413,
+  /** A Pinecone feature Conifer does not offer (src/server/routes/unimplemented.ts). */
+  UNIMPLEMENTED: 501,
   UNAVAILABLE: 503,
   INSUFFICIENT_STORAGE: 507,
   UNKNOWN: 500,

@@ -22,6 +22,16 @@ export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 export const MAX_PARAM_LENGTH = 1600;
 export const MAX_HEADER_BYTES = 1024 * 1024;
 export const DEFAULT_RESPONSE_CAP_BYTES = 4 * 1024 * 1024;
+/**
+ * An answer given before the body was read (413, 401, 404) waits until the rest of the body
+ * has been read and discarded, so the client sees the answer instead of a closed socket: up
+ * to DRAIN_MAX_BYTES more, while bytes keep coming (at most DRAIN_IDLE_MS between two
+ * chunks) and for at most DRAIN_MAX_MS in all. Past any bound the answer goes out and the
+ * connection is closed (src/server/body-drain.ts).
+ */
+export const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+export const DRAIN_IDLE_MS = 10_000;
+export const DRAIN_MAX_MS = 120_000;
 
 /**
  * Slow and idle clients (issue 11). Headers arrive in one packet from any real client, so

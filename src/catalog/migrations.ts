@@ -133,4 +133,8 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX bulk_imports_by_index ON bulk_imports (index_id, seq);
   `,
+  `
+  -- Why a restore job failed (for example: its target index was deleted while it ran).
+  ALTER TABLE restore_jobs ADD COLUMN error TEXT;
+  `,
 ];

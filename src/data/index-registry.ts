@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IndexRow } from '../catalog/indexes.js';
 import { indexDir } from '../catalog/paths.js';
-import type { IndexStorage } from '../control/index-service.js';
+import type { IndexStorage, LoadState } from '../control/index-service.js';
 import type { EngineClient } from '../engine/engine-client.js';
 import type { IndexShape } from '../engine/metric.js';
 import { RecordStore } from '../engine/record-store.js';
@@ -21,6 +21,8 @@ const PURGE_RETRY_MS = 5000;
 interface OpenIndex {
   store: RecordStore;
   loaded: boolean;
+  /** The engine could not load it: 503 until a restart. */
+  failed: boolean;
   purging: boolean;
 }
 
@@ -79,9 +81,24 @@ export class IndexRegistry implements IndexStorage {
     if (!this.open.get(index.id)?.loaded) throw new Error(`index ${index.name} could not be loaded`);
   }
 
+  /**
+   * Whether an index's data plane can serve. An index the catalog calls Ready is still
+   * 'loading' after a restart until recovery has loaded it (no entry yet, or not loaded),
+   * so its record must not say Ready meanwhile (decision 10).
+   */
+  loadState(index: IndexRow): LoadState {
+    const entry = this.open.get(index.id);
+    if (!entry) return 'loading';
+    if (entry.failed) return 'failed';
+    return entry.loaded ? 'loaded' : 'loading';
+  }
+
   /** The store of a loaded index; 503 while it is still loading. */
   store(index: IndexRow): RecordStore {
     const entry = this.open.get(index.id);
+    if (entry?.failed) {
+      throw unavailable(`Index ${index.name} failed to load (see the server log); restart the server to retry.`, 60);
+    }
     if (!entry || !entry.loaded) {
       throw unavailable(`Index ${index.name} is loading; retry shortly.`, 1);
     }
@@ -114,10 +131,9 @@ export class IndexRegistry implements IndexStorage {
     setImmediate(step);
   }
 
-  async removeIndexFiles(indexId: string): Promise<void> {
-    if (isCopyActive(indexDir(this.dataDir, indexId))) {
-      throw new Error(`index ${indexId} is being copied; its files are removed afterwards`);
-    }
+  /** Closes and removes a deleted index; false (nothing done) while a copy uses its files. */
+  async removeIndexFiles(indexId: string): Promise<boolean> {
+    if (isCopyActive(indexDir(this.dataDir, indexId))) return false;
     const entry = this.open.get(indexId);
     if (entry) {
       this.open.delete(indexId);
@@ -125,6 +141,7 @@ export class IndexRegistry implements IndexStorage {
       await this.engine.close(indexId);
     }
     await rm(indexDir(this.dataDir, indexId), { recursive: true, force: true });
+    return true;
   }
 
   /** Closes every store; the engine worker is stopped by its owner. */
@@ -149,13 +166,14 @@ export class IndexRegistry implements IndexStorage {
   /** Never rejects: a failure is logged and the index answers 503 until a restart. */
   private async attach(index: IndexRow, store: RecordStore, usableAtOnce: boolean): Promise<void> {
     const dir = indexDir(this.dataDir, index.id);
-    const entry: OpenIndex = { store, loaded: usableAtOnce, purging: false };
+    const entry: OpenIndex = { store, loaded: usableAtOnce, failed: false, purging: false };
     this.open.set(index.id, entry);
     const started = Date.now();
     try {
       await this.engine.open(index.id, dir, shapeOf(index));
     } catch (err) {
       entry.loaded = false;
+      entry.failed = true;
       this.log.error({ err, index: index.name, indexId: index.id }, 'loading index failed');
       return;
     }

@@ -11,6 +11,12 @@ import { RecordSnapshot } from './record-snapshot.js';
 export interface CopyJob {
   source: string;
   target: string;
+  /**
+   * Shared with the thread that started the copy: an Int32Array over it holds 1 once the
+   * copy is cancelled. The copy loop is synchronous (no messages arrive while it runs), so
+   * it checks this flag before each batch and stops there.
+   */
+  cancel?: SharedArrayBuffer;
 }
 
 export type CopyEvent =
@@ -28,6 +34,8 @@ const port = parentPort;
 const send = (event: CopyEvent): void => port.postMessage(event);
 
 function copy(job: CopyJob): void {
+  const cancelFlag = job.cancel ? new Int32Array(job.cancel) : undefined;
+  const cancelled = (): boolean => cancelFlag !== undefined && Atomics.load(cancelFlag, 0) === 1;
   const snapshot = RecordSnapshot.open(job.source);
   try {
     const total = snapshot.totalCount();
@@ -39,6 +47,7 @@ function copy(job: CopyJob): void {
       let batchNs = '';
       let batch: StoredRecord[] = [];
       const flush = (): void => {
+        if (cancelled()) throw new Error('copy cancelled');
         if (batch.length > 0) target.upsert(batchNs, batch);
         batch = [];
       };

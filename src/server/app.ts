@@ -7,6 +7,7 @@ import { ApiError, clip, invalid, isStorageFull, notFound } from '../errors.js';
 import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_PARAM_LENGTH } from '../limits.js';
 import { registerAuth } from './auth.js';
 import type { Config } from '../config.js';
+import { registerBodyDrain } from './body-drain.js';
 import type { ServerContext } from './context.js';
 import { registerDiskGuard } from './disk-guard.js';
 import { errorBody, planeOf, sendError } from './error-mapper.js';
@@ -15,6 +16,7 @@ import { copyRoutes } from './routes/copies.js';
 import { dataPlaneRoutes } from './routes/data-plane.js';
 import { indexRoutes } from './routes/indexes.js';
 import { systemRoutes } from './routes/system.js';
+import { unimplementedRoutes } from './routes/unimplemented.js';
 import { projectOf } from './request-context.js';
 
 export const REQUEST_ID_HEADER = 'x-pinecone-request-id';
@@ -69,6 +71,7 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
   });
   registerAuth(app, ctx.catalog, { acceptAnyKey: ctx.config.dev });
   registerDiskGuard(app, ctx.disk);
+  registerBodyDrain(app);
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug(
       { method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime },
@@ -100,6 +103,7 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
   indexRoutes(app, ctx);
   copyRoutes(app, ctx);
   dataPlaneRoutes(app, ctx, ctx.vectors);
+  unimplementedRoutes(app, ctx);
   void app.register(consoleRoutes);
   return app;
 }
