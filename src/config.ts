@@ -6,6 +6,10 @@ import {
   DEFAULT_QUOTA_COLLECTIONS,
   DEFAULT_QUOTA_PODS,
   DEFAULT_QUOTA_SERVERLESS_INDEXES,
+  DEFAULT_MAX_INFLIGHT_READS,
+  DEFAULT_MAX_INFLIGHT_WRITES,
+  DEFAULT_MAX_QUEUED_READS,
+  DEFAULT_MAX_QUEUED_WRITES,
   DEFAULT_RESPONSE_CAP_BYTES,
 } from './limits.js';
 
@@ -32,6 +36,12 @@ export interface Config {
   responseCapBytes: number;
   /** How long a configure change shows its transitional state (ScalingUp…) before Ready. */
   scalingDelayMs: number;
+  /** Data-plane writes running at once / waiting beyond that before 429 (src/server/overload.ts). */
+  maxInflightWrites: number;
+  maxQueuedWrites: number;
+  /** Data-plane reads (query, fetch, list, stats) running at once / waiting before 429. */
+  maxInflightReads: number;
+  maxQueuedReads: number;
 }
 
 const DEFAULT_REGIONS =
@@ -67,6 +77,10 @@ export const SETTINGS = {
   quotaBackups: ['CONIFER_QUOTA_BACKUPS', 'quota-backups'],
   responseCapBytes: ['CONIFER_MAX_RESPONSE_BYTES', 'max-response-bytes'],
   scalingDelayMs: ['CONIFER_SCALING_DELAY_MS', 'scaling-delay-ms'],
+  maxInflightWrites: ['CONIFER_MAX_INFLIGHT_WRITES', 'max-inflight-writes'],
+  maxQueuedWrites: ['CONIFER_MAX_QUEUED_WRITES', 'max-queued-writes'],
+  maxInflightReads: ['CONIFER_MAX_INFLIGHT_READS', 'max-inflight-reads'],
+  maxQueuedReads: ['CONIFER_MAX_QUEUED_READS', 'max-queued-reads'],
 } as const satisfies Record<keyof Config, readonly [string, string]>;
 
 export class ConfigError extends Error {}
@@ -111,6 +125,10 @@ export function loadConfig(
     quotaBackups: int('quotaBackups', DEFAULT_QUOTA_BACKUPS, 0),
     responseCapBytes: int('responseCapBytes', DEFAULT_RESPONSE_CAP_BYTES, 1024),
     scalingDelayMs: int('scalingDelayMs', 0, 0),
+    maxInflightWrites: int('maxInflightWrites', DEFAULT_MAX_INFLIGHT_WRITES, 1),
+    maxQueuedWrites: int('maxQueuedWrites', DEFAULT_MAX_QUEUED_WRITES, 0),
+    maxInflightReads: int('maxInflightReads', DEFAULT_MAX_INFLIGHT_READS, 1),
+    maxQueuedReads: int('maxQueuedReads', DEFAULT_MAX_QUEUED_READS, 0),
   };
 }
 

@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'FAILED_PRECONDITION'
   | 'UNPROCESSABLE_ENTITY'
   | 'PAYLOAD_TOO_LARGE'
+  | 'RESOURCE_EXHAUSTED'
   | 'UNAVAILABLE'
   | 'UNKNOWN';
 
@@ -25,6 +26,7 @@ const STATUS: Record<ErrorCode, number> = {
   FAILED_PRECONDITION: 412,
   UNPROCESSABLE_ENTITY: 422,
   PAYLOAD_TOO_LARGE: 413,
+  RESOURCE_EXHAUSTED: 429,
   UNAVAILABLE: 503,
   UNKNOWN: 500,
 };
@@ -34,7 +36,7 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    /** Seconds, sent as Retry-After (503 while an index loads or recovers). */
+    /** Seconds, sent as Retry-After (503 while an index loads or recovers, 429 overload). */
     readonly retryAfter?: number,
   ) {
     super(message);
@@ -52,6 +54,9 @@ export const paymentRequired = (message: string): ApiError => new ApiError('PAYM
 export const unauthenticated = (message: string): ApiError => new ApiError('UNAUTHENTICATED', message);
 export const unavailable = (message: string, retryAfter: number): ApiError =>
   new ApiError('UNAVAILABLE', message, retryAfter);
+/** Overload: the server holds as much work as it may; the client should retry later. */
+export const overloaded = (message: string, retryAfter: number): ApiError =>
+  new ApiError('RESOURCE_EXHAUSTED', message, retryAfter);
 
 /** Renders a value for an error message: short, JSON-ish, never huge. */
 export function show(value: unknown): string {
