@@ -6,7 +6,7 @@ import { isPodSpec, type IndexRow } from '../catalog/indexes.js';
 import { FilterError, isEmptyFilter, parseFilter, type Predicate } from '../engine/filter.js';
 import type { EngineMatch } from '../engine/engine-protocol.js';
 import type { Change, RecordStore, StoredRecord } from '../engine/record-store.js';
-import { conflict, invalid, notFound } from '../errors.js';
+import { conflict, invalid, notFound, show } from '../errors.js';
 import {
   DELETE_MAX_IDS,
   FETCH_BY_METADATA_LIMIT_DEFAULT,
@@ -342,6 +342,6 @@ function idList(v: unknown, field: string, max: number): string[] {
 
 /** Query-string integers arrive as text; only plain decimal digits are accepted. */
 function queryInteger(v: unknown, field: string, min: number, max: number): number {
-  if (typeof v !== 'string' || !/^\d{1,9}$/.test(v)) throw invalid(`${field} must be an integer between ${min} and ${max}, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'string' || !/^\d{1,9}$/.test(v)) throw invalid(`${field} must be an integer between ${min} and ${max}, got ${show(v)}`);
   return integerIn(Number(v), field, min, max);
 }

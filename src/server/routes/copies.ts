@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Paged, RestoreBody } from '../../control/backup-service.js';
 import { decodePageToken, encodePageToken, scopeHash } from '../../data/page-token.js';
-import { invalid } from '../../errors.js';
+import { invalid, show } from '../../errors.js';
 import { BACKUP_PAGE_DEFAULT, BACKUP_PAGE_MAX } from '../../limits.js';
 import type { ServerContext } from '../context.js';
 import type { ApiVersion } from '../api-version.js';
@@ -19,7 +19,7 @@ function pageParams(query: Query, scope: string, version: ApiVersion): { before?
   let limit = version === '2026-07' ? BACKUP_PAGE_MAX : BACKUP_PAGE_DEFAULT;
   if (rawLimit !== undefined) {
     if (typeof rawLimit !== 'string' || !/^\d{1,4}$/.test(rawLimit) || Number(rawLimit) < 1 || Number(rawLimit) > BACKUP_PAGE_MAX) {
-      throw invalid(`limit must be an integer between 1 and ${BACKUP_PAGE_MAX}, got ${JSON.stringify(rawLimit)}`);
+      throw invalid(`limit must be an integer between 1 and ${BACKUP_PAGE_MAX}, got ${show(rawLimit)}`);
     }
     limit = Number(rawLimit);
   }
