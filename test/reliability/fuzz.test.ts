@@ -7,6 +7,7 @@
 // comes from a seed (CONIFER_TEST_SEED to replay), printed with any failure.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { prng } from '../helpers/prng.js';
 import { api, CURRENT_VERSION, removeDir, startServer, tempDataDir, type TestServer } from '../helpers/server.js';
 import { createIndex, denseIndex, dp, fetchMap, upsert, POD } from '../data/support.js';
@@ -260,14 +261,32 @@ function build(rand: Rand, t: Targets): Sent {
   return { method: route.method, url, headers, body, plane, describe: `${route.method} ${route.path} (${notes.join(', ') || 'plausible'})` };
 }
 
-async function send(req: Sent): Promise<{ status: number; text: string; contentType: string | null }> {
-  const res = await fetch(req.url, {
-    method: req.method,
-    headers: req.headers,
-    body: req.body ? new Uint8Array(req.body) : undefined,
-    signal: AbortSignal.timeout(60_000),
+/**
+ * Sends one request over its own connection. A server may answer early (413 before a 2 MiB
+ * body is read) and close the connection; the answer counts, and the client's broken
+ * upload that follows (EPIPE, ECONNRESET) does not.
+ */
+function send(req: Sent): Promise<{ status: number; text: string; contentType: string | null }> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const headers: Record<string, string> = { ...req.headers };
+    if (req.body) headers['Content-Length'] = String(req.body.length);
+    const r = httpRequest(req.url, { method: req.method, headers, agent: false, timeout: 60_000 });
+    r.on('response', (res) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), contentType: res.headers['content-type'] ?? null }),
+      );
+      res.on('error', (err) => reject(new Error(`${req.describe}: answer cut off: ${String(err)}`)));
+    });
+    r.on('timeout', () => r.destroy(new Error('no answer within 60 s')));
+    r.on('error', (err) => {
+      if (!answered) reject(new Error(`${req.describe}: no answer: ${String(err)}`));
+    });
+    r.end(req.body);
   });
-  return { status: res.status, text: await res.text(), contentType: res.headers.get('content-type') };
 }
 
 function checkAnswer(req: Sent, res: { status: number; text: string; contentType: string | null }): void {
