@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
+import { realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   DEFAULT_QUOTA_BACKUPS,
@@ -52,6 +53,11 @@ export interface Config {
   dev: boolean;
   /** The data directory is a fresh temporary one, removed at exit (dev mode without a data dir). */
   ephemeralDataDir: boolean;
+  /**
+   * The only directory bulk imports may read (its real path, symlinks resolved). Unset:
+   * imports are refused, so an API key can never make the server read its own files.
+   */
+  importRoot?: string;
 }
 
 const DEFAULT_REGIONS =
@@ -92,6 +98,7 @@ export const SETTINGS = {
   maxInflightReads: ['CONIFER_MAX_INFLIGHT_READS', 'max-inflight-reads'],
   maxQueuedReads: ['CONIFER_MAX_QUEUED_READS', 'max-queued-reads'],
   dev: ['CONIFER_DEV', 'dev'],
+  importRoot: ['CONIFER_IMPORT_ROOT', 'import-root'],
 } as const satisfies Record<Exclude<keyof Config, 'ephemeralDataDir'>, readonly [string, string]>;
 
 /** Settings that are switches: `--dev` takes no value; the variable is 1/true or 0/false. */
@@ -158,6 +165,7 @@ export function loadConfig(
     maxQueuedReads: int('maxQueuedReads', DEFAULT_MAX_QUEUED_READS, 0),
     dev,
     ephemeralDataDir,
+    importRoot: importRootOf(get('importRoot')),
   };
 }
 
@@ -173,6 +181,21 @@ function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
   if (isIP(host) === 4) return host.startsWith('127.');
   return host === '::1' || host === '[::1]';
+}
+
+/** The import root as a real path; it must be an existing directory. */
+function importRootOf(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let real: string;
+  try {
+    real = realpathSync(resolve(raw));
+  } catch {
+    throw new ConfigError(`CONIFER_IMPORT_ROOT (--import-root) must be an existing directory, got ${JSON.stringify(raw)}`);
+  }
+  if (!statSync(real).isDirectory()) {
+    throw new ConfigError(`CONIFER_IMPORT_ROOT (--import-root) must be a directory, got ${JSON.stringify(raw)}`);
+  }
+  return real;
 }
 
 function splitList(raw: string): string[] {

@@ -16,6 +16,8 @@ import { CollectionService } from '../control/collection-service.js';
 import { JobRunner } from '../control/job-runner.js';
 import { RestoreRunner } from '../control/restore-runner.js';
 import { Copies } from '../data/copies.js';
+import { ImportRunner } from '../data/import-runner.js';
+import { ImportService } from '../data/import-service.js';
 import { IndexRegistry } from '../data/index-registry.js';
 import { VectorService } from '../data/vector-service.js';
 import { EngineClient } from '../engine/engine-client.js';
@@ -76,7 +78,9 @@ async function serve(config: Config): Promise<void> {
   const collections = new CollectionService(config, catalog, copies, runner, log);
   const backups = new BackupService(config, catalog, indexes, copies, restorer, runner, log);
   const vectors = new VectorService(registry);
-  const app = buildApp({ config, catalog, indexes, collections, backups, vectors, isReady: () => ready }, log);
+  const importRunner = new ImportRunner(catalog, vectors, config.importRoot, log);
+  const imports = new ImportService(catalog, importRunner, config.importRoot);
+  const app = buildApp({ config, catalog, indexes, collections, backups, vectors, imports, isReady: () => ready }, log);
 
   const address = await app.listen({ host: config.host, port: config.port });
   process.stdout.write(`Conifer listening on ${address} (data directory ${config.dataDir})\n`);
@@ -89,6 +93,7 @@ async function serve(config: Config): Promise<void> {
     app.log.info({ signal }, 'shutting down');
     await app.close(); // stops accepting; in-flight requests finish
     await runner.stop(); // background work stops at a safe point
+    await importRunner.stop(); // at a batch boundary; resumes at the next start
     registry.close();
     await engine.stop();
     catalog.close();
@@ -106,6 +111,7 @@ async function serve(config: Config): Promise<void> {
   await runner.start();
   await registry.recover(catalog.indexes.listAll().filter((i) => i.state !== 'Initializing'));
   restorer.resume();
+  importRunner.start(); // queued and interrupted imports, now that every index is loaded
   ready = true;
   log.info('ready');
 }

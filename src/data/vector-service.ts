@@ -78,6 +78,14 @@ export class VectorService {
       throw invalid(`vectors must hold 1-${UPSERT_MAX_VECTORS} vectors per request, got ${vectors.length}`);
     }
     const records = vectors.map((v, i) => upsertVector(v, `vectors[${i}]`, index));
+    return this.upsertRecords(index, ns, records);
+  }
+
+  /**
+   * Stores validated records in one transaction and hands the committed changes to the
+   * engine: the write path shared by HTTP upserts and bulk imports (import-runner.ts).
+   */
+  upsertRecords(index: IndexRow, ns: string, records: StoredRecord[]): number {
     const store = this.registry.store(index);
     this.checkPodCapacity(index, store, records.length);
     this.commit(index, store.upsert(ns, records));

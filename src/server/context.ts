@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { BackupService } from '../control/backup-service.js';
 import type { CollectionService } from '../control/collection-service.js';
 import type { IndexService } from '../control/index-service.js';
+import type { ImportService } from '../data/import-service.js';
 import type { VectorService } from '../data/vector-service.js';
 
 export interface ServerContext {
@@ -13,6 +14,7 @@ export interface ServerContext {
   collections: CollectionService;
   backups: BackupService;
   vectors: VectorService;
+  imports: ImportService;
   /** True once every index has been recovered (GET /ready). */
   isReady(): boolean;
 }

@@ -9,6 +9,7 @@ import { float32ToShortest } from '../../engine/float32.js';
 import type { ServerContext } from '../context.js';
 import { OverloadGuard } from '../overload.js';
 import { projectOf, versionOf } from '../request-context.js';
+import { bulkImportRoutes } from './bulk-imports.js';
 import { displayNamespace, recordJson } from '../serializers/vector-json.js';
 
 declare module 'fastify' {
@@ -186,6 +187,8 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         vectors.deleteNamespace(indexOf(request), request.params.namespace ?? '');
         return {};
       });
+
+      bulkImportRoutes(plane, ctx.imports, indexOf);
     },
     { prefix: PREFIX },
   );
