@@ -10,6 +10,10 @@ import {
   DEFAULT_QUOTA_COLLECTIONS,
   DEFAULT_QUOTA_PODS,
   DEFAULT_QUOTA_SERVERLESS_INDEXES,
+  DEFAULT_MAX_INFLIGHT_READS,
+  DEFAULT_MAX_INFLIGHT_WRITES,
+  DEFAULT_MAX_QUEUED_READS,
+  DEFAULT_MAX_QUEUED_WRITES,
   DEFAULT_RESPONSE_CAP_BYTES,
   DEFAULT_MIN_FREE_BYTES,
   DEFAULT_DISK_RESERVE_BYTES,
@@ -54,6 +58,12 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** Connections beyond this many are closed at once. */
   maxConnections: number;
+  /** Data-plane writes running at once / waiting beyond that before 429 (src/server/overload.ts). */
+  maxInflightWrites: number;
+  maxQueuedWrites: number;
+  /** Data-plane reads (query, fetch, list, stats) running at once / waiting before 429. */
+  maxInflightReads: number;
+  maxQueuedReads: number;
   /**
    * Local development mode (like Pinecone Local): any Api-Key value is accepted as the
    * default project's key. Only allowed on a loopback address.
@@ -107,6 +117,10 @@ export const SETTINGS = {
   requestTimeoutMs: ['CONIFER_REQUEST_TIMEOUT_MS', 'request-timeout-ms'],
   keepAliveTimeoutMs: ['CONIFER_KEEP_ALIVE_TIMEOUT_MS', 'keep-alive-timeout-ms'],
   maxConnections: ['CONIFER_MAX_CONNECTIONS', 'max-connections'],
+  maxInflightWrites: ['CONIFER_MAX_INFLIGHT_WRITES', 'max-inflight-writes'],
+  maxQueuedWrites: ['CONIFER_MAX_QUEUED_WRITES', 'max-queued-writes'],
+  maxInflightReads: ['CONIFER_MAX_INFLIGHT_READS', 'max-inflight-reads'],
+  maxQueuedReads: ['CONIFER_MAX_QUEUED_READS', 'max-queued-reads'],
   dev: ['CONIFER_DEV', 'dev'],
   importRoot: ['CONIFER_IMPORT_ROOT', 'import-root'],
 } as const satisfies Record<Exclude<keyof Config, 'ephemeralDataDir'>, readonly [string, string]>;
@@ -183,6 +197,10 @@ export function loadConfig(
     requestTimeoutMs,
     keepAliveTimeoutMs: int('keepAliveTimeoutMs', DEFAULT_KEEP_ALIVE_TIMEOUT_MS, 100),
     maxConnections: int('maxConnections', DEFAULT_MAX_CONNECTIONS, 1),
+    maxInflightWrites: int('maxInflightWrites', DEFAULT_MAX_INFLIGHT_WRITES, 1),
+    maxQueuedWrites: int('maxQueuedWrites', DEFAULT_MAX_QUEUED_WRITES, 0),
+    maxInflightReads: int('maxInflightReads', DEFAULT_MAX_INFLIGHT_READS, 1),
+    maxQueuedReads: int('maxQueuedReads', DEFAULT_MAX_QUEUED_READS, 0),
     dev,
     ephemeralDataDir,
     importRoot: importRootOf(get('importRoot')),

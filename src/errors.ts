@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'UNPROCESSABLE_ENTITY'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNIMPLEMENTED'
+  | 'RESOURCE_EXHAUSTED'
   | 'UNAVAILABLE'
   | 'INSUFFICIENT_STORAGE'
   | 'UNKNOWN';
@@ -29,6 +30,7 @@ const STATUS: Record<ErrorCode, number> = {
   PAYLOAD_TOO_LARGE: 413,
   /** A Pinecone feature Conifer does not offer (src/server/routes/unimplemented.ts). */
   UNIMPLEMENTED: 501,
+  RESOURCE_EXHAUSTED: 429,
   UNAVAILABLE: 503,
   INSUFFICIENT_STORAGE: 507,
   UNKNOWN: 500,
@@ -39,7 +41,7 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    /** Seconds, sent as Retry-After (503 while an index loads or recovers). */
+    /** Seconds, sent as Retry-After (503 while an index loads or recovers, 429 overload). */
     readonly retryAfter?: number,
   ) {
     super(message);
@@ -57,6 +59,9 @@ export const paymentRequired = (message: string): ApiError => new ApiError('PAYM
 export const unauthenticated = (message: string): ApiError => new ApiError('UNAUTHENTICATED', message);
 export const unavailable = (message: string, retryAfter: number): ApiError =>
   new ApiError('UNAVAILABLE', message, retryAfter);
+/** Overload: the server holds as much work as it may; the client should retry later. */
+export const overloaded = (message: string, retryAfter: number): ApiError =>
+  new ApiError('RESOURCE_EXHAUSTED', message, retryAfter);
 
 /** 507: the write cannot be stored because the data directory's volume is (nearly) full. */
 export const insufficientStorage = (message: string): ApiError => new ApiError('INSUFFICIENT_STORAGE', message);

@@ -53,6 +53,24 @@ export const DEFAULT_MAX_CONNECTIONS = 512;
 export const DEFAULT_MIN_FREE_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_DISK_RESERVE_BYTES = 16 * 1024 * 1024;
 
+/**
+ * Overload (issue 11). Data-plane requests are admitted per kind: a bounded number run at
+ * once and a bounded number wait (in onRequest, before their body is read); beyond that
+ * the answer is 429 at once. A 2 MB upsert in flight holds ~2.7 MiB of heap once parsed
+ * (body string + parsed JSON, measured for 100- and 1536-dimension batches), plus the
+ * float32 records built from it, so 16 writes in flight hold some 50-100 MiB at most; a
+ * waiting request has not been read, so it holds only its socket's read buffer (<= 64 KiB)
+ * and 256 waiting cost <= 16 MiB. Reads carry small bodies and wait on the engine worker.
+ */
+export const DEFAULT_MAX_INFLIGHT_WRITES = 16;
+export const DEFAULT_MAX_QUEUED_WRITES = 256;
+export const DEFAULT_MAX_INFLIGHT_READS = 64;
+export const DEFAULT_MAX_QUEUED_READS = 1024;
+/** A queued request not admitted within this time gets 429 rather than waiting on. */
+export const ADMISSION_WAIT_MAX_MS = 10_000;
+/** Seconds a refused client is told to wait (Retry-After). */
+export const OVERLOAD_RETRY_AFTER_S = 1;
+
 /** Project quotas: finite by default, raised by configuration. */
 export const DEFAULT_QUOTA_SERVERLESS_INDEXES = 100;
 export const DEFAULT_QUOTA_PODS = 100;

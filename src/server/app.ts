@@ -3,7 +3,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { ApiError, clip, invalid, isStorageFull, notFound } from '../errors.js';
+import { ApiError, clip, invalid, isStorageFull, notFound, show } from '../errors.js';
 import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_PARAM_LENGTH } from '../limits.js';
 import { registerAuth } from './auth.js';
 import type { Config } from '../config.js';
@@ -50,7 +50,7 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
       const message =
         err.code === 'FST_ERR_MAX_PARAM_LENGTH'
           ? `a path parameter exceeds ${MAX_PARAM_LENGTH} characters`
-          : `the URL is not valid: ${err.message}`;
+          : `the URL is not valid: ${show(err.message)}`; // quotes the URL: capped
       return sendError(request, reply, invalid(message));
     },
   });

@@ -7,6 +7,7 @@ import { invalid, notFound, unavailable } from '../../errors.js';
 import { UPSERT_MAX_BYTES } from '../../limits.js';
 import { float32ToShortest } from '../../engine/float32.js';
 import type { ServerContext } from '../context.js';
+import { OverloadGuard } from '../overload.js';
 import { projectOf, versionOf } from '../request-context.js';
 import { bulkImportRoutes } from './bulk-imports.js';
 import { displayNamespace, recordJson } from '../serializers/vector-json.js';
@@ -21,6 +22,8 @@ declare module 'fastify' {
 const USAGE = { readUnits: 1 };
 
 type Params = { indexHost: string; namespace?: string };
+
+const PREFIX = '/svc/:indexHost';
 
 export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vectors: VectorService): void {
   const cap = ctx.config.responseCapBytes;
@@ -40,9 +43,13 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
     return request.index;
   };
 
+  const overload = new OverloadGuard(ctx.config);
+
   app.register(
     async (plane) => {
       plane.decorateRequest('index', null);
+      // After authentication (a root hook), before the body is read.
+      plane.addHook('onRequest', overload.hook(PREFIX));
       plane.addHook('preHandler', async (request: FastifyRequest<{ Params: Params }>) => {
         const index = ctx.catalog.indexes.getByHost(projectOf(request).id, request.params.indexHost);
         if (!index) throw notFound(`Index host ${request.params.indexHost} not found for this API key's project.`);
@@ -183,6 +190,6 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
 
       bulkImportRoutes(plane, ctx.imports, indexOf);
     },
-    { prefix: '/svc/:indexHost' },
+    { prefix: PREFIX },
   );
 }
