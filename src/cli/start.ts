@@ -2,7 +2,6 @@
 // default project has a key, serves HTTP, then recovers (runs unfinished jobs) while
 // already listening (/ready says when that is done). SIGTERM/SIGINT stop it cleanly.
 import { writeFileSync } from 'node:fs';
-import { pino } from 'pino';
 import { Catalog } from '../catalog/catalog.js';
 import { DataDirLock } from '../catalog/data-dir-lock.js';
 import { initialKeyFile } from '../catalog/paths.js';
@@ -14,9 +13,11 @@ import { CollectionService } from '../control/collection-service.js';
 import { JobRunner } from '../control/job-runner.js';
 import { RestoreRunner } from '../control/restore-runner.js';
 import { Copies } from '../data/copies.js';
+import { IndexGauges } from '../data/index-gauges.js';
 import { IndexRegistry } from '../data/index-registry.js';
 import { VectorService } from '../data/vector-service.js';
 import { EngineClient } from '../engine/engine-client.js';
+import { createLogger } from '../log.js';
 import { buildApp } from '../server/app.js';
 
 export const DEFAULT_PROJECT = 'default';
@@ -26,7 +27,7 @@ export async function start(config: Config): Promise<void> {
   const catalog = Catalog.open(config.dataDir);
   const generatedKey = ensureDefaultProject(catalog, config);
 
-  const log = pino({ level: config.logLevel });
+  const log = createLogger(config.logLevel, config.logFormat);
   let ready = false;
   const engine = new EngineClient(log);
   const registry = new IndexRegistry(config.dataDir, engine, log);
@@ -44,14 +45,19 @@ export async function start(config: Config): Promise<void> {
   const collections = new CollectionService(config, catalog, copies, runner, log);
   const backups = new BackupService(config, catalog, indexes, copies, restorer, runner, log);
   const vectors = new VectorService(registry);
-  const app = buildApp({ config, catalog, indexes, collections, backups, vectors, isReady: () => ready }, log);
+  const indexGauges = new IndexGauges(catalog, registry, config.dataDir);
+  const app = await buildApp(
+    { config, catalog, indexes, collections, backups, vectors, indexGauges, isReady: () => ready },
+    log,
+  );
 
   const address = await app.listen({ host: config.host, port: config.port });
-  process.stdout.write(`Conifer listening on ${address} (data directory ${config.dataDir})\n`);
+  log.info({ address, dataDir: config.dataDir }, `Conifer listening on ${address} (data directory ${config.dataDir})`);
   if (generatedKey) {
-    process.stdout.write(
+    // The one line that carries a key, on purpose: the operator's only chance to see it.
+    log.info(
       `Generated the API key of project "${DEFAULT_PROJECT}" (shown once; also written to ` +
-        `${initialKeyFile(config.dataDir)}):\n  ${generatedKey}\n`,
+        `${initialKeyFile(config.dataDir)}): ${generatedKey}`,
     );
   }
   warnIfUnreachableByPython(config, address, app.log);

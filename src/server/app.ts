@@ -1,11 +1,15 @@
 // Builds the HTTP shell: transport limits, JSON parsing, request ids, authentication,
 // routes and the one error mapper. Handlers parse, call one service method, serialize.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
+import swagger from '@fastify/swagger';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { ApiError, invalid, notFound } from '../errors.js';
 import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_PARAM_LENGTH } from '../limits.js';
 import { registerAuth } from './auth.js';
+import { buildInfo } from '../build-info.js';
+import { registerHttpMetrics } from './http-metrics.js';
+import { registerRequestLog } from './request-log.js';
 import type { ServerContext } from './context.js';
 import { errorBody, planeOf, sendError } from './error-mapper.js';
 import { copyRoutes } from './routes/copies.js';
@@ -16,10 +20,22 @@ import { projectOf } from './request-context.js';
 
 export const REQUEST_ID_HEADER = 'x-pinecone-request-id';
 
-export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): FastifyInstance {
+/** Fastify's Ajv options; the body-schema agreement test validates with the same ones. */
+export const AJV_OPTIONS = { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false } as const;
+
+export interface BuildOptions {
+  /** Sees every route as it is registered (the OpenAPI test compares them with the document). */
+  onRoute?: (route: RouteOptions) => void;
+}
+
+export async function buildApp(
+  ctx: ServerContext,
+  logger: FastifyBaseLogger,
+  options: BuildOptions = {},
+): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
-    // Fastify's per-request lines are info level; ours (onResponse below) are debug.
+    // Fastify's own per-request lines are off; ours (request-log.ts) carry route and error.
     logController: new QuietRequestLog(),
     genReqId: () => randomUUID(),
     bodyLimit: BODY_LIMIT_BYTES,
@@ -27,7 +43,7 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
     // A fetch of 1000 ids is a long query string (decision 13).
     http: { maxHeaderSize: MAX_HEADER_BYTES },
     // Never coerce ("8" is not 8), never fill defaults, never strip unknown fields.
-    ajv: { customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false } },
+    ajv: { customOptions: AJV_OPTIONS },
     clientErrorHandler: answerClientError,
     // Router errors (undecodable URL, over-long path parameter) happen before any hook.
     frameworkErrors: (err, request, reply) => {
@@ -54,13 +70,9 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
-  registerAuth(app, ctx.catalog);
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.debug(
-      { method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime },
-      'request',
-    );
-  });
+  registerAuth(app, ctx.catalog, ctx.config.metricsAuth);
+  registerRequestLog(app);
+  registerHttpMetrics(app);
 
   app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
   app.setNotFoundHandler((request, reply) => {
@@ -73,6 +85,26 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
       }
     }
     return sendError(request, reply, notFound(`Unknown route: ${request.method} ${path}`));
+  });
+
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
+  // Dynamic mode: the document is built from the routes' own schemas, so it cannot drift.
+  // Registered (awaited) before any route so its onRoute hook sees every one.
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Conifer',
+        version: buildInfo().version,
+        description:
+          'Control plane (indexes, collections, backups) and data plane (/svc/{indexHost}/...) of Conifer, ' +
+          'a self-hosted vector database with a Pinecone-shaped API.',
+      },
+      components: {
+        securitySchemes: { ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'Api-Key' } },
+      },
+      security: [{ ApiKeyAuth: [] }],
+    },
   });
 
   systemRoutes(app, ctx);

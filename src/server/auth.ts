@@ -1,25 +1,35 @@
 // Authentication and versioning, run on every request before routing completes: the
 // key first (401), then the version header (400). Keys are looked up per request by
 // hash, so a key revoked or a project suspended with the CLI takes effect at once.
-import type { FastifyInstance } from 'fastify';
+// The process's own routes (/health, /ready, /version, /openapi.json, /metrics) need no
+// key, except /metrics under CONIFER_METRICS_AUTH=key: then any valid key of any project.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Catalog } from '../catalog/catalog.js';
+import type { Project } from '../catalog/projects.js';
+import type { MetricsAuth } from '../config.js';
 import { unauthenticated } from '../errors.js';
 import { resolveVersion } from './api-version.js';
 import { planeOf } from './error-mapper.js';
 
-export function registerAuth(app: FastifyInstance, catalog: Catalog): void {
+export function registerAuth(app: FastifyInstance, catalog: Catalog, metricsAuth: MetricsAuth): void {
   app.decorateRequest('project', null);
   app.decorateRequest('apiVersion', null);
-  app.addHook('onRequest', async (request) => {
-    const plane = planeOf(request.url);
-    if (plane === 'system') return;
+  const authenticate = (request: FastifyRequest): Project => {
     const key = request.headers['api-key'];
     const secret = Array.isArray(key) ? key[0] : key;
     const project = secret ? catalog.projects.authenticate(secret) : undefined;
     if (!project) {
       throw unauthenticated(secret ? 'Invalid API key.' : 'Missing Api-Key header: every request needs an API key.');
     }
-    request.project = project;
+    return project;
+  };
+  app.addHook('onRequest', async (request) => {
+    const plane = planeOf(request.url);
+    if (plane === 'system') {
+      if (metricsAuth === 'key' && request.url.split('?', 1)[0] === '/metrics') request.project = authenticate(request);
+      return;
+    }
+    request.project = authenticate(request);
     request.apiVersion = resolveVersion(request.headers, plane);
   });
 }

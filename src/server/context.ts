@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { BackupService } from '../control/backup-service.js';
 import type { CollectionService } from '../control/collection-service.js';
 import type { IndexService } from '../control/index-service.js';
+import type { IndexGauges } from '../data/index-gauges.js';
 import type { VectorService } from '../data/vector-service.js';
 
 export interface ServerContext {
@@ -13,6 +14,8 @@ export interface ServerContext {
   collections: CollectionService;
   backups: BackupService;
   vectors: VectorService;
+  /** Fills the per-index gauges before GET /metrics serializes the registry. */
+  indexGauges: IndexGauges;
   /** True once every index has been recovered (GET /ready). */
   isReady(): boolean;
 }
