@@ -8,6 +8,7 @@ import {
   METADATA_MAX_BYTES,
   NAMESPACE_MAX_LENGTH,
   SPARSE_MAX_ENTRIES,
+  UPSERT_MAX_VECTORS,
   VECTOR_ID_MAX_LENGTH,
 } from '../limits.js';
 import type { IndexRow } from '../catalog/indexes.js';
@@ -196,4 +197,22 @@ export function upsertVector(v: unknown, field: string, index: IndexRow): Stored
   const metadata = metadataOf(obj.metadata, `${field}.metadata`);
   if (metadata) record.metadata = metadata;
   return record;
+}
+
+/**
+ * The whole upsert body, checked against the index. Hand-written rather than a JSON
+ * schema because it is the hot path: validating and converting in one pass costs less
+ * than a schema pass followed by this one (bench/validate-upsert.ts measures both). The
+ * route still documents the body with schemas/vector-schemas.ts (upsertBody), and
+ * test/data/upsert-schema-agreement.test.ts checks the two agree.
+ */
+export function upsertInput(body: unknown, index: IndexRow): { namespace: string; records: StoredRecord[] } {
+  const obj = requireObject(body, 'request body');
+  const namespace = namespaceOf(obj.namespace);
+  const vectors = obj.vectors;
+  if (!Array.isArray(vectors)) throw invalid(`vectors must be an array of vectors, got ${typeName(vectors)}`);
+  if (vectors.length < 1 || vectors.length > UPSERT_MAX_VECTORS) {
+    throw invalid(`vectors must hold 1-${UPSERT_MAX_VECTORS} vectors per request, got ${vectors.length}`);
+  }
+  return { namespace, records: vectors.map((v, i) => upsertVector(v, `vectors[${i}]`, index)) };
 }

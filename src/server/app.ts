@@ -92,7 +92,7 @@ export async function buildApp(
   // Registered (awaited) before any route so its onRoute hook sees every one.
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: {
         title: 'Conifer',
         version: buildInfo().version,
