@@ -1,8 +1,9 @@
 // JSON schemas of the data-plane requests, for the OpenAPI document ONLY: the data plane
 // validates with its hand-written checks (src/data/vector-input.ts, vector-service.ts),
 // which also convert values to their stored form and apply the rules that need the index
-// (dimension, dense or sparse, the cosine zero vector, the 40 KB metadata size). They stay
-// because a schema pass would only add to the upsert path's cost (bench/validate-upsert.ts).
+// (dimension, dense or sparse, the cosine zero vector, the 40 KB metadata size). Those
+// checks are needed whatever else runs, so a schema pass would only add to the upsert
+// path's cost (measured in bench/validate-upsert.ts; see upsertInput).
 // upsertBody states every index-independent rule of those checks, and
 // test/data/upsert-schema-agreement.test.ts holds it to them on a corpus of bodies; the
 // other schemas describe the fields and their types.
@@ -66,7 +67,9 @@ const sparseValues = {
 const metadata = {
   type: ['object', 'null'],
   propertyNames: { not: { pattern: '^\\$' } },
-  additionalProperties: { type: ['string', 'number', 'boolean', 'array'], items: { type: 'string' } },
+  additionalProperties: {
+    anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array', items: { type: 'string' } }],
+  },
   description: 'Flat: string, number, boolean or list of strings; at most 40 KB as JSON',
 } as const;
 
