@@ -52,10 +52,13 @@ export async function start(config: Config): Promise<void> {
   );
 
   const address = await app.listen({ host: config.host, port: config.port });
-  log.info({ address, dataDir: config.dataDir }, `Conifer listening on ${address} (data directory ${config.dataDir})`);
+  // Printed whatever CONIFER_LOG_LEVEL says (a child logger keeps its own level): scripts
+  // wait for the address, and the generated key is the operator's only chance to see it.
+  const announce = log.child({}, { level: 'info' });
+  announce.info({ address, dataDir: config.dataDir }, `Conifer listening on ${address} (data directory ${config.dataDir})`);
   if (generatedKey) {
-    // The one line that carries a key, on purpose: the operator's only chance to see it.
-    log.info(
+    // The one line that carries a key, on purpose.
+    announce.info(
       `Generated the API key of project "${DEFAULT_PROJECT}" (shown once; also written to ` +
         `${initialKeyFile(config.dataDir)}): ${generatedKey}`,
     );

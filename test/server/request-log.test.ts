@@ -135,3 +135,19 @@ describe('pretty logs', () => {
     assert.ok(!out.includes(TEST_API_KEY), 'the API key was printed');
   });
 });
+
+describe('a quieter log level', () => {
+  let server: TestServer;
+
+  after(async () => {
+    await stopAndClean(server);
+  });
+
+  it('still prints the listening line (scripts wait for it), as JSON', async () => {
+    // startServer waits for "listening on": it would time out if the line were filtered.
+    server = await startServer({ env: { CONIFER_LOG_LEVEL: 'warn' } });
+    const listening = lines(server).find((l) => /listening on http/.test(l.msg));
+    assert.ok(listening, server.output());
+    assert.equal(listening.address, server.url);
+  });
+});
