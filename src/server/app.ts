@@ -70,7 +70,7 @@ export async function buildApp(
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
-  registerAuth(app, ctx.catalog, ctx.config.metricsAuth);
+  registerAuth(app, ctx.catalog, { metricsAuth: ctx.config.metricsAuth });
   registerRequestLog(app);
   registerHttpMetrics(app);
 

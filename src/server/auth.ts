@@ -11,7 +11,7 @@ import { unauthenticated } from '../errors.js';
 import { resolveVersion } from './api-version.js';
 import { planeOf } from './error-mapper.js';
 
-export function registerAuth(app: FastifyInstance, catalog: Catalog, metricsAuth: MetricsAuth): void {
+export function registerAuth(app: FastifyInstance, catalog: Catalog, opts: { metricsAuth: MetricsAuth }): void {
   app.decorateRequest('project', null);
   app.decorateRequest('apiVersion', null);
   const authenticate = (request: FastifyRequest): Project => {
@@ -26,7 +26,7 @@ export function registerAuth(app: FastifyInstance, catalog: Catalog, metricsAuth
   app.addHook('onRequest', async (request) => {
     const plane = planeOf(request.url);
     if (plane === 'system') {
-      if (metricsAuth === 'key' && request.url.split('?', 1)[0] === '/metrics') request.project = authenticate(request);
+      if (opts.metricsAuth === 'key' && request.url.split('?', 1)[0] === '/metrics') request.project = authenticate(request);
       return;
     }
     request.project = authenticate(request);
