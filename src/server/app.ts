@@ -7,8 +7,8 @@ import type { Socket } from 'node:net';
 import { ApiError, invalid, notFound } from '../errors.js';
 import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_PARAM_LENGTH } from '../limits.js';
 import { registerAuth } from './auth.js';
-import { buildInfo } from '../build-info.js';
 import { registerHttpMetrics } from './http-metrics.js';
+import { openApiOptions } from './openapi.js';
 import { registerRequestLog } from './request-log.js';
 import type { ServerContext } from './context.js';
 import { errorBody, planeOf, sendError } from './error-mapper.js';
@@ -90,22 +90,7 @@ export async function buildApp(
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   // Dynamic mode: the document is built from the routes' own schemas, so it cannot drift.
   // Registered (awaited) before any route so its onRoute hook sees every one.
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Conifer',
-        version: buildInfo().version,
-        description:
-          'Control plane (indexes, collections, backups) and data plane (/svc/{indexHost}/...) of Conifer, ' +
-          'a self-hosted vector database with a Pinecone-shaped API.',
-      },
-      components: {
-        securitySchemes: { ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'Api-Key' } },
-      },
-      security: [{ ApiKeyAuth: [] }],
-    },
-  });
+  await app.register(swagger, openApiOptions());
 
   systemRoutes(app, ctx);
   indexRoutes(app, ctx);

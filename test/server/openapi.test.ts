@@ -92,6 +92,16 @@ describe('OpenAPI document', () => {
     assert.equal(documented.length, served.length, 'the document has operations no route serves');
   });
 
+  it('names the version header: required on the control plane, optional on the data plane, absent elsewhere', () => {
+    const header = (path: string, method: string) =>
+      doc.paths[path][method].parameters?.find((p) => p.in === 'header' && p.name === 'X-Pinecone-Api-Version');
+    assert.equal(header('/indexes', 'get')?.required, true);
+    assert.equal(header('/backups/{id}', 'delete')?.required, true);
+    assert.equal(header('/svc/{indexHost}/query', 'post')?.required, false);
+    assert.equal(header('/health', 'get'), undefined);
+    assert.equal(header('/version', 'get'), undefined);
+  });
+
   it('documents the request bodies from the schemas that check them', async () => {
     const { createIndexBody } = await import('../../src/server/schemas/index-schemas.js');
     const { upsertBody } = await import('../../src/server/schemas/vector-schemas.js');
