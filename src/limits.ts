@@ -48,6 +48,9 @@ export const LIST_LIMIT_MAX = 100;
 export const LIST_LIMIT_DEFAULT = 100;
 export const FETCH_BY_METADATA_LIMIT_MAX = 10_000;
 export const FETCH_BY_METADATA_LIMIT_DEFAULT = 100;
+/** GET /bulk/imports `limit` (Pinecone: 1-100, default 100). */
+export const IMPORT_LIST_LIMIT_MAX = 100;
+export const IMPORT_LIST_LIMIT_DEFAULT = 100;
 
 /**
  * Records one pod holds, per base pod type at size x1 (Pinecone's published guidance for

@@ -2,33 +2,58 @@
 // The `conifer` command: start the server, or administer projects and keys.
 import { parseArgs } from 'node:util';
 import { DataDirLockedError } from '../catalog/data-dir-lock.js';
-import { ConfigError, SETTINGS, loadConfig } from '../config.js';
+import { BOOLEAN_SETTINGS, ConfigError, SETTINGS, loadConfig } from '../config.js';
 import { UsageError, keysCommand, projectsCommand } from './admin.js';
+import { exportCommand } from './export.js';
+import { importCommand } from './import.js';
 import { start } from './start.js';
 
 const USAGE = `usage:
-  conifer start [--host H] [--port P] [--data-dir DIR] [--public-url URL] [--api-key KEY] [--log-level L]
+  conifer start [--host H] [--port P] [--data-dir DIR] [--public-url URL] [--api-key KEY] [--log-level L] [--dev]
                 [--log-format json|pretty] [--metrics-auth none|key]
   conifer projects create NAME | list | suspend NAME | resume NAME   [--data-dir DIR]
   conifer keys create|list --project NAME [--name LABEL]             [--data-dir DIR]
   conifer keys revoke KEY_ID --project NAME                          [--data-dir DIR]
+  conifer export --index NAME [--namespace NS] --out DIR [--project NAME] [--data-dir DIR]
+  conifer import --index NAME DIR [--url URL] [--api-key KEY] [--on-error abort|continue]
 Every setting can also come from the environment (CONIFER_DATA_DIR, CONIFER_PORT, ...).`;
 
 async function main(argv: string[]): Promise<void> {
   const settingFlags = Object.fromEntries(
-    Object.values(SETTINGS).map(([, flag]) => [flag, { type: 'string' as const }]),
+    Object.entries(SETTINGS).map(([key, [, flag]]) => [
+      flag,
+      { type: BOOLEAN_SETTINGS.has(key as keyof typeof SETTINGS) ? ('boolean' as const) : ('string' as const) },
+    ]),
   );
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { ...settingFlags, project: { type: 'string' }, name: { type: 'string' }, help: { type: 'boolean' } },
+    options: {
+      ...settingFlags,
+      project: { type: 'string' },
+      name: { type: 'string' },
+      help: { type: 'boolean' },
+      index: { type: 'string' },
+      namespace: { type: 'string' },
+      out: { type: 'string' },
+      url: { type: 'string' },
+      'on-error': { type: 'string' },
+    },
   });
   const [command, ...rest] = positionals;
   if (values.help || !command) {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const config = loadConfig(process.env, values as Record<string, string | undefined>);
+  // A switch given on the command line reads as the variable's "1".
+  const flags = Object.fromEntries(
+    Object.entries(values).map(([flag, value]) => [flag, value === true ? '1' : (value as string | undefined)]),
+  );
+  const config = loadConfig(process.env, flags);
+  if (command === 'projects' || command === 'keys') {
+    // Said every time: a wrong directory is the usual reason a key "does not work".
+    process.stderr.write(`conifer: data directory ${config.dataDir}\n`);
+  }
   switch (command) {
     case 'start':
       await start(config);
@@ -38,6 +63,19 @@ async function main(argv: string[]): Promise<void> {
       return;
     case 'keys':
       print(keysCommand(config, rest, { project: values.project as string | undefined, name: values.name as string | undefined }));
+      return;
+    case 'export':
+      print(await exportCommand(config, { index: values.index, namespace: values.namespace, out: values.out, project: values.project }));
+      return;
+    case 'import':
+      print(
+        await importCommand(config, {
+          index: values.index,
+          dir: rest[0],
+          url: values.url ?? process.env.CONIFER_URL,
+          onError: values['on-error'],
+        }),
+      );
       return;
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}\n${USAGE}`);

@@ -1,11 +1,13 @@
 // `conifer start`: takes the data-directory lock, opens the catalog, makes sure the
 // default project has a key, serves HTTP, then recovers (runs unfinished jobs) while
 // already listening (/ready says when that is done). SIGTERM/SIGINT stop it cleanly.
-import { writeFileSync } from 'node:fs';
+// In dev mode without a data directory it runs on a temporary one, removed at exit.
+import { rmSync, writeFileSync } from 'node:fs';
 import { Catalog } from '../catalog/catalog.js';
 import { DataDirLock } from '../catalog/data-dir-lock.js';
 import { initialKeyFile } from '../catalog/paths.js';
 import { newApiKeySecret } from '../catalog/ids.js';
+import { DEFAULT_PROJECT } from '../catalog/projects.js';
 import type { Config } from '../config.js';
 import { IndexService } from '../control/index-service.js';
 import { BackupService } from '../control/backup-service.js';
@@ -13,6 +15,8 @@ import { CollectionService } from '../control/collection-service.js';
 import { JobRunner } from '../control/job-runner.js';
 import { RestoreRunner } from '../control/restore-runner.js';
 import { Copies } from '../data/copies.js';
+import { ImportRunner } from '../data/import-runner.js';
+import { ImportService } from '../data/import-service.js';
 import { IndexGauges } from '../data/index-gauges.js';
 import { IndexRegistry } from '../data/index-registry.js';
 import { VectorService } from '../data/vector-service.js';
@@ -20,14 +24,48 @@ import { EngineClient } from '../engine/engine-client.js';
 import { createLogger } from '../log.js';
 import { buildApp } from '../server/app.js';
 
-export const DEFAULT_PROJECT = 'default';
-
 export async function start(config: Config): Promise<void> {
+  try {
+    await serve(config);
+  } catch (err) {
+    removeEphemeralDataDir(config);
+    throw err;
+  }
+}
+
+async function serve(config: Config): Promise<void> {
+  const log = createLogger(config.logLevel, config.logFormat);
+  // Start-up lines print whatever CONIFER_LOG_LEVEL says (a child logger keeps its own
+  // level): scripts wait for the address, and a generated key is printed only once.
+  const announce = log.child({}, { level: 'info' });
   const lock = DataDirLock.acquire(config.dataDir);
   const catalog = Catalog.open(config.dataDir);
   const generatedKey = ensureDefaultProject(catalog, config);
+  if (generatedKey) {
+    // Printed before anything can fail (a port in use): the key is already in the catalog.
+    // The one line that carries a key, on purpose.
+    announce.info(
+      `Generated the API key of project "${DEFAULT_PROJECT}" (shown once; also written to ` +
+        `${initialKeyFile(config.dataDir)}): ${generatedKey}`,
+    );
+  } else if (config.apiKey !== undefined && catalog.projects.authenticate(config.apiKey)?.name !== DEFAULT_PROJECT) {
+    log.warn(
+      `CONIFER_API_KEY (--api-key) IS IGNORED: data directory ${config.dataDir} is already initialised and the ` +
+        `key given is not a key of project "${DEFAULT_PROJECT}". It only chooses the key on first start; ` +
+        `add keys with \`conifer keys create --project ${DEFAULT_PROJECT}\`.`,
+    );
+  }
+  if (config.dev) {
+    const where = config.ephemeralDataDir
+      ? `temporary data directory ${config.dataDir}, removed at exit`
+      : `data directory ${config.dataDir}, kept`;
+    announce.warn(
+      { dataDir: config.dataDir, ephemeral: config.ephemeralDataDir },
+      `*** DEVELOPMENT MODE: any Api-Key value is accepted as project "${DEFAULT_PROJECT}"'s key; ${where}. ` +
+        'Never expose this server. ***',
+    );
+  }
 
-  const log = createLogger(config.logLevel, config.logFormat);
   let ready = false;
   const engine = new EngineClient(log);
   const registry = new IndexRegistry(config.dataDir, engine, log);
@@ -45,24 +83,16 @@ export async function start(config: Config): Promise<void> {
   const collections = new CollectionService(config, catalog, copies, runner, log);
   const backups = new BackupService(config, catalog, indexes, copies, restorer, runner, log);
   const vectors = new VectorService(registry);
+  const importRunner = new ImportRunner(catalog, vectors, config.importRoot, log);
+  const imports = new ImportService(catalog, importRunner, config.importRoot);
   const indexGauges = new IndexGauges(catalog, registry, config.dataDir);
   const app = await buildApp(
-    { config, catalog, indexes, collections, backups, vectors, indexGauges, isReady: () => ready },
+    { config, catalog, indexes, collections, backups, vectors, imports, indexGauges, isReady: () => ready },
     log,
   );
 
   const address = await app.listen({ host: config.host, port: config.port });
-  // Printed whatever CONIFER_LOG_LEVEL says (a child logger keeps its own level): scripts
-  // wait for the address, and the generated key is the operator's only chance to see it.
-  const announce = log.child({}, { level: 'info' });
   announce.info({ address, dataDir: config.dataDir }, `Conifer listening on ${address} (data directory ${config.dataDir})`);
-  if (generatedKey) {
-    // The one line that carries a key, on purpose.
-    announce.info(
-      `Generated the API key of project "${DEFAULT_PROJECT}" (shown once; also written to ` +
-        `${initialKeyFile(config.dataDir)}): ${generatedKey}`,
-    );
-  }
   warnIfUnreachableByPython(config, address, app.log);
 
   let stopping = false;
@@ -72,10 +102,12 @@ export async function start(config: Config): Promise<void> {
     app.log.info({ signal }, 'shutting down');
     await app.close(); // stops accepting; in-flight requests finish
     await runner.stop(); // background work stops at a safe point
+    await importRunner.stop(); // at a batch boundary; resumes at the next start
     registry.close();
     await engine.stop();
     catalog.close();
     lock.release();
+    removeEphemeralDataDir(config);
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
@@ -88,8 +120,13 @@ export async function start(config: Config): Promise<void> {
   await runner.start();
   await registry.recover(catalog.indexes.listAll().filter((i) => i.state !== 'Initializing'));
   restorer.resume();
+  importRunner.start(); // queued and interrupted imports, now that every index is loaded
   ready = true;
   log.info('ready');
+}
+
+function removeEphemeralDataDir(config: Config): void {
+  if (config.ephemeralDataDir) rmSync(config.dataDir, { recursive: true, force: true });
 }
 
 /** On first start: the default project and its key. Returns a key that was generated. */

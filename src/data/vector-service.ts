@@ -70,6 +70,14 @@ export class VectorService {
 
   upsert(index: IndexRow, body: unknown): number {
     const { namespace: ns, records } = upsertInput(body, index);
+    return this.upsertRecords(index, ns, records);
+  }
+
+  /**
+   * Stores validated records in one transaction and hands the committed changes to the
+   * engine: the write path shared by HTTP upserts and bulk imports (import-runner.ts).
+   */
+  upsertRecords(index: IndexRow, ns: string, records: StoredRecord[]): number {
     const store = this.registry.store(index);
     this.checkPodCapacity(index, store, records.length);
     this.commit(index, store.upsert(ns, records));

@@ -12,6 +12,7 @@ import { openApiOptions } from './openapi.js';
 import { registerRequestLog } from './request-log.js';
 import type { ServerContext } from './context.js';
 import { errorBody, planeOf, sendError } from './error-mapper.js';
+import { consoleRoutes } from './routes/console.js';
 import { copyRoutes } from './routes/copies.js';
 import { dataPlaneRoutes } from './routes/data-plane.js';
 import { indexRoutes } from './routes/indexes.js';
@@ -70,7 +71,7 @@ export async function buildApp(
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
-  registerAuth(app, ctx.catalog, { metricsAuth: ctx.config.metricsAuth });
+  registerAuth(app, ctx.catalog, { acceptAnyKey: ctx.config.dev, metricsAuth: ctx.config.metricsAuth });
   registerRequestLog(app);
   registerHttpMetrics(app);
 
@@ -96,6 +97,7 @@ export async function buildApp(
   indexRoutes(app, ctx);
   copyRoutes(app, ctx);
   dataPlaneRoutes(app, ctx, ctx.vectors);
+  void app.register(consoleRoutes);
   return app;
 }
 

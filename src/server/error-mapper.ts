@@ -22,6 +22,7 @@ export const SYSTEM_PATHS: readonly string[] = ['/health', '/ready', '/metrics',
 export function planeOf(url: string): Plane {
   const path = url.split('?', 1)[0];
   if (path.startsWith('/svc/')) return 'data';
+  if (path === '/console' || path.startsWith('/console/')) return 'system'; // static files, no key
   return SYSTEM_PATHS.includes(path) ? 'system' : 'control';
 }
 

@@ -8,6 +8,7 @@ import { UPSERT_MAX_BYTES } from '../../limits.js';
 import { float32ToShortest } from '../../engine/float32.js';
 import type { ServerContext } from '../context.js';
 import { projectOf, versionOf } from '../request-context.js';
+import { bulkImportRoutes } from './bulk-imports.js';
 import { displayNamespace, recordJson } from '../serializers/vector-json.js';
 import { documentedOnly } from '../doc-schema.js';
 import * as doc from '../schemas/vector-schemas.js';
@@ -181,6 +182,8 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         vectors.deleteNamespace(indexOf(request), request.params.namespace ?? '');
         return {};
       });
+
+      bulkImportRoutes(plane, ctx.imports, indexOf);
     },
     { prefix: '/svc/:indexHost' },
   );
