@@ -28,6 +28,9 @@ export interface CloudRegion {
   region: string;
 }
 
+export type LogFormat = 'json' | 'pretty';
+export type MetricsAuth = 'none' | 'key';
+
 export interface Config {
   host: string;
   port: number;
@@ -37,6 +40,10 @@ export interface Config {
   /** Key of the default project on first start; random when unset. */
   apiKey?: string;
   logLevel: string;
+  /** `json` (one pino JSON object per line) or `pretty` (pino-pretty, for humans). */
+  logFormat: LogFormat;
+  /** Who may read GET /metrics: `none` (anyone) or `key` (any valid API key of any project). */
+  metricsAuth: MetricsAuth;
   serverlessRegions: CloudRegion[];
   podEnvironments: string[];
   quotaServerlessIndexes: number;
@@ -103,6 +110,8 @@ export const SETTINGS = {
   publicUrl: ['CONIFER_PUBLIC_URL', 'public-url'],
   apiKey: ['CONIFER_API_KEY', 'api-key'],
   logLevel: ['CONIFER_LOG_LEVEL', 'log-level'],
+  logFormat: ['CONIFER_LOG_FORMAT', 'log-format'],
+  metricsAuth: ['CONIFER_METRICS_AUTH', 'metrics-auth'],
   serverlessRegions: ['CONIFER_SERVERLESS_REGIONS', 'serverless-regions'],
   podEnvironments: ['CONIFER_POD_ENVIRONMENTS', 'pod-environments'],
   quotaServerlessIndexes: ['CONIFER_QUOTA_SERVERLESS_INDEXES', 'quota-serverless-indexes'],
@@ -149,6 +158,15 @@ export function loadConfig(
     }
     return n;
   };
+  const oneOf = <T extends string>(key: keyof typeof SETTINGS, allowed: readonly T[], fallback: T): T => {
+    const raw = get(key);
+    if (raw === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      const [envName, flag] = SETTINGS[key];
+      throw new ConfigError(`${envName} (--${flag}) must be one of ${allowed.join(', ')}, got ${JSON.stringify(raw)}`);
+    }
+    return raw as T;
+  };
   const publicUrl = get('publicUrl');
   if (publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(publicUrl)) {
     throw new ConfigError(
@@ -183,6 +201,8 @@ export function loadConfig(
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     apiKey: get('apiKey'),
     logLevel: get('logLevel') ?? 'info',
+    logFormat: oneOf<LogFormat>('logFormat', ['json', 'pretty'], 'json'),
+    metricsAuth: oneOf<MetricsAuth>('metricsAuth', ['none', 'key'], 'none'),
     serverlessRegions: parseRegions(get('serverlessRegions') ?? DEFAULT_REGIONS),
     podEnvironments: splitList(get('podEnvironments') ?? DEFAULT_POD_ENVIRONMENTS),
     quotaServerlessIndexes: int('quotaServerlessIndexes', DEFAULT_QUOTA_SERVERLESS_INDEXES, 0),

@@ -10,6 +10,7 @@ import { start } from './start.js';
 
 const USAGE = `usage:
   conifer start [--host H] [--port P] [--data-dir DIR] [--public-url URL] [--api-key KEY] [--log-level L] [--dev]
+                [--log-format json|pretty] [--metrics-auth none|key]
   conifer projects create NAME | list | suspend NAME | resume NAME   [--data-dir DIR]
   conifer keys create|list --project NAME [--name LABEL]             [--data-dir DIR]
   conifer keys revoke KEY_ID --project NAME                          [--data-dir DIR]

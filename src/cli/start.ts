@@ -3,7 +3,6 @@
 // already listening (/ready says when that is done). SIGTERM/SIGINT stop it cleanly.
 // In dev mode without a data directory it runs on a temporary one, removed at exit.
 import { rmSync, writeFileSync } from 'node:fs';
-import { pino } from 'pino';
 import { Catalog } from '../catalog/catalog.js';
 import { DataDirLock } from '../catalog/data-dir-lock.js';
 import { DiskSpace } from '../catalog/disk-space.js';
@@ -19,9 +18,11 @@ import { RestoreRunner } from '../control/restore-runner.js';
 import { Copies } from '../data/copies.js';
 import { ImportRunner } from '../data/import-runner.js';
 import { ImportService } from '../data/import-service.js';
+import { IndexGauges } from '../data/index-gauges.js';
 import { IndexRegistry } from '../data/index-registry.js';
 import { VectorService } from '../data/vector-service.js';
 import { EngineClient } from '../engine/engine-client.js';
+import { createLogger } from '../log.js';
 import { buildApp } from '../server/app.js';
 
 export async function start(config: Config): Promise<void> {
@@ -34,7 +35,10 @@ export async function start(config: Config): Promise<void> {
 }
 
 async function serve(config: Config): Promise<void> {
-  const log = pino({ level: config.logLevel });
+  const log = createLogger(config.logLevel, config.logFormat);
+  // Start-up lines print whatever CONIFER_LOG_LEVEL says (a child logger keeps its own
+  // level): scripts wait for the address, and a generated key is printed only once.
+  const announce = log.child({}, { level: 'info' });
   const lock = DataDirLock.acquire(config.dataDir);
   // Before the catalog opens: on a full volume the reserve makes room for its -wal/-shm.
   const disk = new DiskSpace(
@@ -47,9 +51,10 @@ async function serve(config: Config): Promise<void> {
   const generatedKey = ensureDefaultProject(catalog, config);
   if (generatedKey) {
     // Printed before anything can fail (a port in use): the key is already in the catalog.
-    process.stdout.write(
+    // The one line that carries a key, on purpose.
+    announce.info(
       `Generated the API key of project "${DEFAULT_PROJECT}" (shown once; also written to ` +
-        `${initialKeyFile(config.dataDir)}):\n  ${generatedKey}\n`,
+        `${initialKeyFile(config.dataDir)}): ${generatedKey}`,
     );
   } else if (config.apiKey !== undefined && catalog.projects.authenticate(config.apiKey)?.name !== DEFAULT_PROJECT) {
     log.warn(
@@ -62,11 +67,11 @@ async function serve(config: Config): Promise<void> {
     const where = config.ephemeralDataDir
       ? `temporary data directory ${config.dataDir}, removed at exit`
       : `data directory ${config.dataDir}, kept`;
-    process.stdout.write(
+    announce.warn(
+      { dataDir: config.dataDir, ephemeral: config.ephemeralDataDir },
       `*** DEVELOPMENT MODE: any Api-Key value is accepted as project "${DEFAULT_PROJECT}"'s key; ${where}. ` +
-        'Never expose this server. ***\n',
+        'Never expose this server. ***',
     );
-    log.warn({ dataDir: config.dataDir, ephemeral: config.ephemeralDataDir }, 'development mode: any API key is accepted');
   }
 
   let ready = false;
@@ -88,10 +93,14 @@ async function serve(config: Config): Promise<void> {
   const vectors = new VectorService(registry);
   const importRunner = new ImportRunner(catalog, vectors, config.importRoot, log);
   const imports = new ImportService(catalog, importRunner, config.importRoot);
-  const app = buildApp({ config, catalog, disk, indexes, collections, backups, vectors, imports, isReady: () => ready }, log);
+  const indexGauges = new IndexGauges(catalog, registry, config.dataDir);
+  const app = await buildApp(
+    { config, catalog, disk, indexes, collections, backups, vectors, imports, indexGauges, isReady: () => ready },
+    log,
+  );
 
   const address = await app.listen({ host: config.host, port: config.port });
-  process.stdout.write(`Conifer listening on ${address} (data directory ${config.dataDir})\n`);
+  announce.info({ address, dataDir: config.dataDir }, `Conifer listening on ${address} (data directory ${config.dataDir})`);
   warnIfUnreachableByPython(config, address, app.log);
 
   let stopping = false;

@@ -105,6 +105,28 @@ export class IndexRegistry implements IndexStorage {
     return entry.store;
   }
 
+  /**
+   * Records and namespaces holding records of a loaded index, read from its counts table
+   * (never a record scan, so a metrics scrape stays cheap); undefined while it loads.
+   */
+  counts(indexId: string): { records: number; namespaces: number } | undefined {
+    const entry = this.open.get(indexId);
+    if (!entry || !entry.loaded) return undefined;
+    const namespaces = entry.store.namespaces();
+    let records = 0;
+    let holding = 0;
+    for (const ns of namespaces) {
+      records += ns.count;
+      if (ns.count > 0) holding++;
+    }
+    return { records, namespaces: holding };
+  }
+
+  /** Indexes whose store is open (loaded or loading). */
+  openCount(): number {
+    return this.open.size;
+  }
+
   /** Starts freeing the rows of dropped namespaces in the background. */
   schedulePurge(indexId: string): void {
     const entry = this.open.get(indexId);

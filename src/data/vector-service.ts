@@ -16,7 +16,6 @@ import {
   LIST_LIMIT_MAX,
   POD_CAPACITY_X1,
   TOP_K_MAX,
-  UPSERT_MAX_VECTORS,
 } from '../limits.js';
 import type { IndexRegistry } from './index-registry.js';
 import { decodePageToken, encodePageToken, scopeHash } from './page-token.js';
@@ -31,7 +30,7 @@ import {
   sparseField,
   sparseValues,
   typeName,
-  upsertVector,
+  upsertInput,
   vectorId,
 } from './vector-input.js';
 
@@ -70,14 +69,7 @@ export class VectorService {
   }
 
   upsert(index: IndexRow, body: unknown): number {
-    const obj = requireObject(body, 'request body');
-    const ns = namespaceOf(obj.namespace);
-    const vectors = obj.vectors;
-    if (!Array.isArray(vectors)) throw invalid(`vectors must be an array of vectors, got ${typeName(vectors)}`);
-    if (vectors.length < 1 || vectors.length > UPSERT_MAX_VECTORS) {
-      throw invalid(`vectors must hold 1-${UPSERT_MAX_VECTORS} vectors per request, got ${vectors.length}`);
-    }
-    const records = vectors.map((v, i) => upsertVector(v, `vectors[${i}]`, index));
+    const { namespace: ns, records } = upsertInput(body, index);
     return this.upsertRecords(index, ns, records);
   }
 

@@ -3,6 +3,7 @@
 // and loads are request/response.
 import { Worker } from 'node:worker_threads';
 import { unavailable } from '../errors.js';
+import { engineQueryDuration, engineQueueDepth } from '../metrics.js';
 import type { EngineMatch, EngineQuery, EngineRequest, EngineResponse } from './engine-protocol.js';
 import type { IndexShape } from './metric.js';
 import type { Change } from './record-store.js';
@@ -49,8 +50,14 @@ export class EngineClient {
     this.worker.postMessage({ op: 'apply', indexId, changes } satisfies EngineRequest);
   }
 
-  query(indexId: string, query: EngineQuery): Promise<EngineMatch[]> {
-    return this.request({ op: 'query', indexId, query }) as Promise<EngineMatch[]>;
+  /** Timed around the worker round trip (conifer_engine_query_duration_seconds). */
+  async query(indexId: string, query: EngineQuery): Promise<EngineMatch[]> {
+    const done = engineQueryDuration.startTimer();
+    try {
+      return (await this.request({ op: 'query', indexId, query })) as EngineMatch[];
+    } finally {
+      done();
+    }
   }
 
   count(indexId: string, filter: unknown): Promise<Record<string, number>> {
@@ -67,6 +74,7 @@ export class EngineClient {
     return new Promise((resolve, reject) => {
       if (this.failure) return reject(searchUnavailable());
       this.pending.set(reqId, { resolve, reject });
+      engineQueueDepth.set(this.pending.size);
       this.worker.postMessage({ ...msg, reqId } as EngineRequest);
     });
   }
@@ -79,6 +87,7 @@ export class EngineClient {
       return;
     }
     this.pending.delete(msg.reqId);
+    engineQueueDepth.set(this.pending.size);
     if (msg.ok) pending.resolve(msg.result);
     else pending.reject(new Error(msg.error));
   }
@@ -89,5 +98,6 @@ export class EngineClient {
     this.log.error({ err }, 'engine worker failed; search is unavailable until restart');
     for (const p of this.pending.values()) p.reject(searchUnavailable());
     this.pending.clear();
+    engineQueueDepth.set(0);
   }
 }

@@ -1,6 +1,7 @@
 // Builds the HTTP shell: transport limits, JSON parsing, request ids, authentication,
 // routes and the one error mapper. Handlers parse, call one service method, serialize.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
+import swagger from '@fastify/swagger';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { ApiError, clip, invalid, isStorageFull, notFound, show } from '../errors.js';
@@ -8,6 +9,9 @@ import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_PARAM_LENGTH } from '../limits.
 import { registerAuth } from './auth.js';
 import type { Config } from '../config.js';
 import { registerBodyDrain } from './body-drain.js';
+import { registerHttpMetrics } from './http-metrics.js';
+import { openApiOptions } from './openapi.js';
+import { registerRequestLog } from './request-log.js';
 import type { ServerContext } from './context.js';
 import { registerDiskGuard } from './disk-guard.js';
 import { errorBody, planeOf, sendError } from './error-mapper.js';
@@ -21,10 +25,22 @@ import { projectOf } from './request-context.js';
 
 export const REQUEST_ID_HEADER = 'x-pinecone-request-id';
 
-export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): FastifyInstance {
+/** Fastify's Ajv options; the body-schema agreement test validates with the same ones. */
+export const AJV_OPTIONS = { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false } as const;
+
+export interface BuildOptions {
+  /** Sees every route as it is registered (the OpenAPI test compares them with the document). */
+  onRoute?: (route: RouteOptions) => void;
+}
+
+export async function buildApp(
+  ctx: ServerContext,
+  logger: FastifyBaseLogger,
+  options: BuildOptions = {},
+): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
-    // Fastify's per-request lines are info level; ours (onResponse below) are debug.
+    // Fastify's own per-request lines are off; ours (request-log.ts) carry route and error.
     logController: new QuietRequestLog(),
     genReqId: () => randomUUID(),
     bodyLimit: BODY_LIMIT_BYTES,
@@ -42,7 +58,7 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(ctx.config.headersTimeoutMs / 4))),
     },
     // Never coerce ("8" is not 8), never fill defaults, never strip unknown fields.
-    ajv: { customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false } },
+    ajv: { customOptions: AJV_OPTIONS },
     clientErrorHandler: (err, socket) => answerClientError(err, socket, ctx.config),
     // Router errors (undecodable URL, over-long path parameter) happen before any hook.
     frameworkErrors: (err, request, reply) => {
@@ -69,15 +85,11 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
-  registerAuth(app, ctx.catalog, { acceptAnyKey: ctx.config.dev });
+  registerAuth(app, ctx.catalog, { acceptAnyKey: ctx.config.dev, metricsAuth: ctx.config.metricsAuth });
   registerDiskGuard(app, ctx.disk);
   registerBodyDrain(app);
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.debug(
-      { method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime },
-      'request',
-    );
-  });
+  registerRequestLog(app);
+  registerHttpMetrics(app);
 
   app.setErrorHandler((err, request, reply) => {
     if (isStorageFull(err)) ctx.disk.noteFull(); // releases the disk reserve at once if space is gone
@@ -98,6 +110,10 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
   // Connections beyond the cap are closed as soon as they are accepted; those already
   // open (keep-alive clients) are unaffected.
   app.server.maxConnections = ctx.config.maxConnections;
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
+  // Dynamic mode: the document is built from the routes' own schemas, so it cannot drift.
+  // Registered (awaited) before any route so its onRoute hook sees every one.
+  await app.register(swagger, openApiOptions());
 
   systemRoutes(app, ctx);
   indexRoutes(app, ctx);

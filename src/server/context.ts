@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { BackupService } from '../control/backup-service.js';
 import type { CollectionService } from '../control/collection-service.js';
 import type { IndexService } from '../control/index-service.js';
+import type { IndexGauges } from '../data/index-gauges.js';
 import type { ImportService } from '../data/import-service.js';
 import type { VectorService } from '../data/vector-service.js';
 
@@ -17,6 +18,8 @@ export interface ServerContext {
   collections: CollectionService;
   backups: BackupService;
   vectors: VectorService;
+  /** Fills the per-index gauges before GET /metrics serializes the registry. */
+  indexGauges: IndexGauges;
   imports: ImportService;
   /** True once every index has been recovered (GET /ready). */
   isReady(): boolean;

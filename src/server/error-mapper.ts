@@ -10,11 +10,21 @@ import { BODY_LIMIT_BYTES } from '../limits.js';
 
 export type Plane = 'control' | 'data' | 'system';
 
+declare module 'fastify' {
+  interface FastifyReply {
+    /** The error this reply answers with, once sendError has chosen it. */
+    apiError: ApiError | null;
+  }
+}
+
+/** Routes of the process itself (no key, no version header; /metrics may need a key). */
+export const SYSTEM_PATHS: readonly string[] = ['/health', '/ready', '/metrics', '/version', '/openapi.json'];
+
 export function planeOf(url: string): Plane {
   const path = url.split('?', 1)[0];
   if (path.startsWith('/svc/')) return 'data';
   if (path === '/console' || path.startsWith('/console/')) return 'system'; // static files, no key
-  return path === '/health' || path === '/ready' ? 'system' : 'control';
+  return SYSTEM_PATHS.includes(path) ? 'system' : 'control';
 }
 
 /** gRPC status numbers for the data plane's error body. */
@@ -121,6 +131,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
     apiError = new ApiError('UNKNOWN', `Internal server error (request id ${request.id})`);
   }
   if (apiError.code === 'INSUFFICIENT_STORAGE') rejectedRequests.inc({ reason: 'disk_full' });
+  // Kept for the request log line (request-log.ts), which names the code and message.
+  reply.apiError = apiError;
   if (apiError.retryAfter !== undefined) reply.header('retry-after', String(apiError.retryAfter));
   return reply.code(apiError.status).type('application/json').send(errorBody(apiError, plane));
 }

@@ -32,3 +32,11 @@ export function dataPlaneBase(request: FastifyRequest, config: Config): string {
   const host = request.headers.host ?? `${config.host}:${config.port}`;
   return `http://${host}`;
 }
+
+/** Label of requests no route matched (404s): one value, so unknown URLs add no series. */
+export const UNMATCHED_ROUTE = '(unmatched)';
+
+/** The route pattern (`/indexes/:name`), never the URL: bounded for metrics, free of ids. */
+export function routeOf(request: FastifyRequest): string {
+  return request.routeOptions.url ?? UNMATCHED_ROUTE;
+}

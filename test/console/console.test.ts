@@ -296,11 +296,20 @@ describe('web console in Chromium', () => {
     await page.getByRole('heading', { name: 'movies-copy' }).waitFor();
   });
 
-  test('health: without GET /metrics the page says metrics are unavailable', async () => {
+  test('health: live charts of requests, latency, unindexed records and memory from /metrics', async () => {
     await page.getByRole('link', { name: 'Health' }).click();
-    const alert = page.getByRole('alert');
-    await alert.waitFor();
-    assert.match(await alert.innerText(), /^Metrics unavailable: this server does not serve GET \/metrics/);
+    const now = (title: string) => page.locator('figure.chart', { hasText: title }).locator('.chart-now');
+    await now('Resident memory').waitFor();
+    const rss = await api(server, 'GET', '/metrics');
+    assert.equal(rss.status, 200);
+    assert.match(rss.text, /^process_resident_memory_bytes \d+/m);
+    assert.match(await now('Resident memory').innerText(), /^\d+(\.\d)? MiB$/);
+    // Requests made between two scrapes show as a rate above zero, with a p95 latency.
+    await until('a request rate above zero', async () => {
+      await api(server, 'GET', '/indexes');
+      return Number(await now('Requests per second').innerText()) > 0;
+    });
+    assert.match(await now('p95 latency').innerText(), /^\d+\.\d ms$/);
     await browser.screenshot('08-health');
   });
 

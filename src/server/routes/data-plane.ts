@@ -11,6 +11,8 @@ import { OverloadGuard } from '../overload.js';
 import { projectOf, versionOf } from '../request-context.js';
 import { bulkImportRoutes } from './bulk-imports.js';
 import { displayNamespace, recordJson } from '../serializers/vector-json.js';
+import { documentedOnly } from '../doc-schema.js';
+import * as doc from '../schemas/vector-schemas.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -60,7 +62,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         request.index = index;
       });
 
-      plane.post('/vectors/upsert', { config: { grows: 'an upsert' } }, async (request) => {
+      plane.post('/vectors/upsert', documentedOnly({ body: doc.upsertBody }, { grows: 'an upsert' }), async (request) => {
         if (request.bodyBytes > UPSERT_MAX_BYTES) {
           throw invalid(
             `Request size ${request.bodyBytes} bytes exceeds the maximum supported size of 2 MB (${UPSERT_MAX_BYTES} bytes); send fewer vectors per request`,
@@ -69,14 +71,14 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         return { upsertedCount: vectors.upsert(indexOf(request), request.body) };
       });
 
-      plane.post('/vectors/update', { config: { grows: 'an update' } }, async (request) => vectors.update(indexOf(request), request.body));
+      plane.post('/vectors/update', documentedOnly({ body: doc.updateBody }, { grows: 'an update' }), async (request) => vectors.update(indexOf(request), request.body));
 
-      plane.post('/vectors/delete', { config: { frees: true } }, async (request) => {
+      plane.post('/vectors/delete', documentedOnly({ body: doc.deleteBody }, { frees: true }), async (request) => {
         vectors.delete(indexOf(request), request.body ?? {});
         return {};
       });
 
-      plane.get('/vectors/fetch', async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply) => {
+      plane.get('/vectors/fetch', documentedOnly({ querystring: doc.fetchQuery }), async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply) => {
         const { namespace, records } = vectors.fetch(indexOf(request), request.query.ids, request.query.namespace);
         const out: Record<string, unknown> = {};
         for (const r of records) out[r.id] = recordJson(r);
@@ -87,7 +89,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         );
       });
 
-      plane.post('/vectors/fetch_by_metadata', async (request, reply) => {
+      plane.post('/vectors/fetch_by_metadata', documentedOnly({ body: doc.fetchByMetadataBody }), async (request, reply) => {
         const { namespace, page } = vectors.fetchByMetadata(
           indexOf(request),
           request.body ?? {},
@@ -104,7 +106,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         return sendCapped(reply, body, 'lower limit');
       });
 
-      plane.get('/vectors/list', async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>) => {
+      plane.get('/vectors/list', documentedOnly({ querystring: doc.listQuery }), async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>) => {
         const { namespace, page } = vectors.list(indexOf(request), request.query);
         const body: Record<string, unknown> = {
           vectors: page.items.map((id) => ({ id })),
@@ -115,7 +117,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         return body;
       });
 
-      plane.post('/query', async (request, reply) => {
+      plane.post('/query', documentedOnly({ body: doc.queryBody }), async (request, reply) => {
         const { namespace, matches } = await vectors.query(indexOf(request), request.body);
         const body = {
           matches: matches.map((m) => {
@@ -156,10 +158,10 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         });
         return body;
       };
-      plane.post('/describe_index_stats', stats);
+      plane.post('/describe_index_stats', documentedOnly({ body: doc.statsBody }), stats);
       plane.get('/describe_index_stats', stats);
 
-      plane.get('/namespaces', async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>) => {
+      plane.get('/namespaces', documentedOnly({ querystring: doc.namespacesQuery }), async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>) => {
         const version = versionOf(request);
         const { page, total } = vectors.namespaces(indexOf(request), request.query, (ns) =>
           displayNamespace(ns, version),
@@ -172,7 +174,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         return body;
       });
 
-      plane.post('/namespaces', { config: { grows: 'creating a namespace' } }, async (request) => {
+      plane.post('/namespaces', documentedOnly({ body: doc.createNamespaceBody }, { grows: 'creating a namespace' }), async (request) => {
         const ns = vectors.createNamespace(indexOf(request), request.body);
         return { name: ns, record_count: '0' };
       });

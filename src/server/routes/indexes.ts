@@ -10,6 +10,7 @@ import {
   type CreateIndexBody2607,
 } from '../../control/index-model-2607.js';
 import { checkBody, requireBody } from '../body-schema.js';
+import { documentedOnly } from '../doc-schema.js';
 import type { ServerContext } from '../context.js';
 import { dataPlaneBase, projectOf, versionOf } from '../request-context.js';
 import { configureIndexBody, createIndexBody } from '../schemas/index-schemas.js';
@@ -27,13 +28,32 @@ function refuseSpecBody(request: FastifyRequest): void {
   }
 }
 
+// The body schema depends on the API version, so checkBody validates in the handler; the
+// same schema objects document the routes.
+const createDoc = documentedOnly({
+  body: {
+    anyOf: [
+      { ...createIndexBody, description: 'API 2026-04 and earlier' },
+      { ...createIndexBody2607, description: 'API 2026-07' },
+    ],
+  },
+}, { grows: 'creating an index' });
+const configureDoc = documentedOnly({
+  body: {
+    anyOf: [
+      { ...configureIndexBody, description: 'API 2026-04 and earlier' },
+      { ...configureIndexBody2607, description: 'API 2026-07' },
+    ],
+  },
+});
+
 export function indexRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.get('/indexes', async (request) => {
     const base = dataPlaneBase(request, ctx.config);
     return { indexes: ctx.indexes.list(projectOf(request)).map((i) => indexRecord(i, base)) };
   });
 
-  app.post('/indexes', { config: { grows: 'creating an index' } }, async (request, reply) => {
+  app.post('/indexes', createDoc, async (request, reply) => {
     const v2607 = versionOf(request) === '2026-07';
     if (v2607) refuseSpecBody(request);
     const body = v2607
@@ -48,7 +68,7 @@ export function indexRoutes(app: FastifyInstance, ctx: ServerContext): void {
     return indexRecord(index, dataPlaneBase(request, ctx.config));
   });
 
-  app.patch<{ Params: { name: string } }>('/indexes/:name', async (request, reply) => {
+  app.patch<{ Params: { name: string } }>('/indexes/:name', configureDoc, async (request, reply) => {
     const project = projectOf(request);
     const v2607 = versionOf(request) === '2026-07';
     requireBody(
