@@ -18,6 +18,12 @@ export function registerBodyDrain(app: FastifyInstance): void {
     const raw = request.raw;
     // complete: the HTTP parser has seen the whole message (always so for bodiless requests).
     if (raw.complete || raw.readableEnded || raw.destroyed) return payload;
+    // An overload refusal (429) sheds load: it goes out at once and the connection closes,
+    // rather than waiting for a body the server has no room to read (src/server/overload.ts).
+    if (reply.statusCode === 429) {
+      reply.header('connection', 'close');
+      return payload;
+    }
     if (!(await discardRest(raw))) reply.header('connection', 'close');
     return payload;
   });
