@@ -44,7 +44,7 @@ export async function start(config: Config): Promise<void> {
   const collections = new CollectionService(config, catalog, copies, runner, log);
   const backups = new BackupService(config, catalog, indexes, copies, restorer, runner, log);
   const vectors = new VectorService(registry);
-  const app = buildApp({ config, catalog, indexes, collections, backups, vectors, isReady: () => ready }, log);
+  const app = buildApp({ config, catalog, indexes, collections, backups, vectors, isReady: () => ready && engine.searchable }, log);
 
   const address = await app.listen({ host: config.host, port: config.port });
   process.stdout.write(`Conifer listening on ${address} (data directory ${config.dataDir})\n`);

@@ -7,13 +7,15 @@ import type { IndexRow } from '../catalog/indexes.js';
 import { indexDir } from '../catalog/paths.js';
 import type { IndexStorage } from '../control/index-service.js';
 import type { EngineClient } from '../engine/engine-client.js';
-import type { IndexShape } from '../engine/metric.js';
+import type { IndexShape } from '../engine/model.js';
 import { RecordStore } from '../engine/record-store.js';
 import { unavailable } from '../errors.js';
 import { isCopyActive } from './snapshot-copy.js';
 
 /** Rows freed per purge step; each step is one short transaction between requests. */
 const PURGE_ROWS_PER_STEP = 2000;
+/** Tombstones forgotten per compaction step (one short transaction each). */
+const COMPACT_ROWS_PER_STEP = 2000;
 
 interface OpenIndex {
   store: RecordStore;
@@ -39,7 +41,9 @@ export class IndexRegistry implements IndexStorage {
     private readonly dataDir: string,
     readonly engine: EngineClient,
     private readonly log: RegistryLog,
-  ) {}
+  ) {
+    engine.onSnapshot = (indexId, seq) => this.scheduleCompaction(indexId, seq);
+  }
 
   /**
    * Creates the empty storage of a new index (inside its catalog transaction). It is
@@ -90,6 +94,25 @@ export class IndexRegistry implements IndexStorage {
     setImmediate(step);
   }
 
+  /**
+   * Forgets tombstones up to `seq` once the engine's snapshot at `seq` is durable: the
+   * engine rebuilds from the store's live records plus that snapshot, so nothing needs
+   * those deletions any more (they would otherwise grow forever).
+   */
+  private scheduleCompaction(indexId: string, seq: number): void {
+    const entry = this.open.get(indexId);
+    if (!entry) return;
+    const step = (): void => {
+      if (this.closed || this.open.get(indexId) !== entry) return;
+      try {
+        if (entry.store.compactTombstones(seq, COMPACT_ROWS_PER_STEP)) setImmediate(step);
+      } catch (err) {
+        this.log.error({ err, indexId }, 'compacting tombstones failed; will retry after the next snapshot');
+      }
+    };
+    setImmediate(step);
+  }
+
   async removeIndexFiles(indexId: string): Promise<void> {
     if (isCopyActive(indexDir(this.dataDir, indexId))) {
       throw new Error(`index ${indexId} is being copied; its files are removed afterwards`);
@@ -117,7 +140,7 @@ export class IndexRegistry implements IndexStorage {
     this.open.set(index.id, entry);
     const started = Date.now();
     try {
-      await this.engine.open(index.id, dir, shapeOf(index));
+      await this.engine.open(index.id, dir, shapeOf(index), index.name);
     } catch (err) {
       entry.loaded = false;
       this.log.error({ err, index: index.name, indexId: index.id }, 'loading index failed');
