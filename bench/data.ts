@@ -63,9 +63,14 @@ export function indexOfId(s: string): number {
   return Number(s.slice(1));
 }
 
+/** The `labels` list of a record in bucket b (a function of b, so filters on it are bucket sets). */
+export function metadataLabels(b: number): string[] {
+  return [LABELS[b % LABELS.length], LABELS[(b >> 3) % LABELS.length]];
+}
+
 export function metadataOf(data: DenseData, i: number): { bucket: number; tag: string; labels: string[] } {
   const b = data.bucket[i];
-  return { bucket: b, tag: TAGS[data.tag[i]], labels: [LABELS[b % LABELS.length], LABELS[(b >> 3) % LABELS.length]] };
+  return { bucket: b, tag: TAGS[data.tag[i]], labels: metadataLabels(b) };
 }
 
 /**

@@ -1,7 +1,7 @@
 // The benchmark: generates the data, computes exact ground truth, measures the
 // references (hnswlib-node in-process, brute force), then starts the real server, drives
 // it over HTTP as a client would, and writes the report. `run.ts` is the CLI around it.
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, mkdirSync, readdirSync } from 'node:fs';
 import { tmpdir, cpus, totalmem, platform, release, arch } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import {
   SIZES,
+  BUCKETS,
   generateDense,
   generateSparse,
   id,
@@ -21,10 +22,11 @@ import {
 } from './data.js';
 import { Client, runLoad } from './http.js';
 import { memoryOf, startServer, type ServerProcess } from './server-process.js';
-import { runBruteForce, runHnsw, type BruteResult, type HnswPoint, type HnswResult } from './references.js';
+import { runBruteForce, runExactFiltered, runHnsw, runHnswFiltered, type BruteResult, type FilteredHnswPoint, type HnswPoint, type HnswResult } from './references.js';
 import { recallAtK, summarize, mean, type LatencySummary } from './stats.js';
-import { denseTruth, dot, sparseDot, sparseTruth, truthOf, FILTER_LEVELS, type DenseTruth } from './truth.js';
+import { denseTruth, dot, sparseDot, sparseTruth, truthOf, FILTERS, type DenseTruth } from './truth.js';
 import { writeReports } from './report.js';
+import { measureEcho } from './echo-server.js';
 
 export const TOP_K = 10;
 const UPSERT_MAX_BYTES = 2_000_000;
@@ -66,11 +68,16 @@ export interface IngestPhase {
 }
 
 export interface FilterResult {
+  label: string;
   filter: string;
   selectivity: number;
   matchingRecords: number;
   c1: QueryPhase;
   c8: QueryPhase;
+  /** hnswlib-node in-process with the filter as its search callback (the pure graph strategy). */
+  hnswlibFilterCallback: FilteredHnswPoint;
+  /** Exact scan of only the matching records, in-process (the pure scan strategy). */
+  exactOverMatches: { queries: number; recall: number; qps: number; latency: LatencySummary };
 }
 
 export interface BenchResult {
@@ -91,7 +98,12 @@ export interface BenchResult {
     sparseRecords: number;
     sparseQueries: number;
   };
-  references: { hnswlib: HnswResult; bruteForce: BruteResult };
+  references: {
+    hnswlib: HnswResult;
+    bruteForce: BruteResult;
+    /** A bare node:http server's round trip for the same query bodies, same client: the HTTP floor. */
+    httpEcho: LatencySummary;
+  };
   ingest: {
     c1: IngestPhase;
     c4: IngestPhase;
@@ -100,14 +112,28 @@ export interface BenchResult {
     fullyIndexedSeconds: number;
     /** From the last acknowledged upsert until a query returns the last record and stats count all. */
     visibleAfterLastAckMs: number;
-    /** How "fully indexed" was decided (the server exposes no indexing status yet). */
+    /** How "fully indexed" was decided. */
     fullyIndexedMethod: string;
+    /** fullyIndexedSeconds ÷ hnswlib's single-thread build time of the same data. */
+    indexedToHnswBuildRatio: number;
+    /** Queries run after the last acknowledged upsert while records were still outside a graph. */
+    duringIndexing: { queries: number; recall: number | null; shortAnswers: number; unindexedAtStart: number };
   };
   query: { unfiltered: { c1: QueryPhase; c8: QueryPhase }; filtered: FilterResult[] };
   sparse: { records: number; upsertVectorsPerSecond: number; query: QueryPhase };
   hybrid: { records: number; upsertVectorsPerSecond: number; query: QueryPhase };
   operations: { fetch10: LatencySummary; fetch100: LatencySummary; describeIndexStats: LatencySummary; listPage: LatencySummary };
-  restart: { stopSeconds: number; listeningMs: number; readyMs: number; firstCorrectQueryMs: number; recordsAfterRestart: number };
+  restart: {
+    stopSeconds: number;
+    listeningMs: number;
+    readyMs: number;
+    firstCorrectQueryMs: number;
+    recordsAfterRestart: number;
+    /** The same restart with every graph snapshot removed: the engine rebuilds from the record stores. */
+    rebuild: { readyMs: number; firstCorrectQueryMs: number; snapshotFilesRemoved: number };
+    /** readyMs ÷ rebuild.readyMs. */
+    readyToRebuildRatio: number;
+  };
   memory: {
     rssEmptyBytes: number;
     rssAfterLoadBytes: number;
@@ -134,6 +160,9 @@ export interface BenchResult {
     qpsRatioC8: number;
     bruteForceP50Ms: number;
     p50RatioToBruteForce: number;
+    echoP50Ms: number;
+    /** (Conifer p50 − hnswlib p50) ÷ the bare node:http round trip p50. */
+    overheadInEchoRoundTrips: number;
   };
 }
 
@@ -310,6 +339,42 @@ async function totalCount(client: Client, host: string): Promise<number> {
   return Number(b.totalVectorCount ?? b.totalRecordCount);
 }
 
+/**
+ * Records not yet in a graph, summed over every index, from the server's /metrics
+ * (`conifer_engine_unindexed_records`); NaN when the server does not expose it.
+ */
+async function unindexedRecords(client: Client, url: string): Promise<number> {
+  const r = await client.request('GET', `${url}/metrics`);
+  if (r.status !== 200) return Number.NaN;
+  let sum = 0;
+  let seen = false;
+  for (const line of r.text.split('\n')) {
+    const m = /^conifer_engine_unindexed_records(?:\{[^}]*\})? ([0-9.eE+-]+)$/.exec(line);
+    if (m) {
+      sum += Number(m[1]);
+      seen = true;
+    }
+  }
+  return seen ? sum : Number.NaN;
+}
+
+/**
+ * Removes every file of every index directory except the record store (records.db and its
+ * WAL/SHM): what is left is exactly what a rebuild starts from. Returns the files removed.
+ */
+function removeSnapshots(dataDir: string): number {
+  let removed = 0;
+  const root = join(dataDir, 'indexes');
+  for (const indexId of readdirSync(root)) {
+    for (const entry of readdirSync(join(root, indexId), { withFileTypes: true })) {
+      if (/^records\.db(-wal|-shm)?$/.test(entry.name)) continue;
+      rmSync(join(root, indexId, entry.name), { recursive: true, force: true });
+      removed++;
+    }
+  }
+  return removed;
+}
+
 async function timed(count: number, maxMs: number, op: (i: number) => Promise<number>): Promise<LatencySummary> {
   const load = await runLoad(1, count, maxMs, op);
   return summarize(load.latencies);
@@ -360,14 +425,20 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
   t = performance.now();
   const truth: DenseTruth = await denseTruth(data, k);
   const groundTruthSeconds = (performance.now() - t) / 1000;
-  log(`exact ground truth (${spec.queries} queries × ${FILTER_LEVELS.length} filter levels) in ${groundTruthSeconds.toFixed(1)} s`);
+  log(`exact ground truth (${spec.queries} queries × ${FILTERS.length} filters) in ${groundTruthSeconds.toFixed(1)} s`);
   const sparseTruthList = sparseTruth(sparse, undefined, k, spec.sparseQueries);
   const hybridTruthList = sparseTruth(sparse, data, k, spec.sparseQueries);
 
   // References, before the server exists (so nothing competes for the cores).
-  const hnswlib = runHnsw(data, truth, k, spec.queries, spec.phaseSeconds, (s) => log(s));
+  const { result: hnswlib, index: hnswIndex } = runHnsw(data, truth, k, spec.queries, spec.phaseSeconds, (s) => log(s));
   log(`hnswlib: built in ${hnswlib.buildSeconds.toFixed(1)} s; ` + hnswlib.sweep.map((p) => `ef ${p.ef}: recall ${p.recall.toFixed(3)} ${Math.round(p.qps)} QPS`).join(', '));
   const bruteForce = runBruteForce(data, truth, k, spec.queries, Math.min(15, spec.phaseSeconds));
+  // The pure graph strategy for filters: hnswlib's in-walk callback, at the ef whose
+  // unfiltered recall first reaches 0.99, on each filter.
+  const filterEf = (hnswlib.sweep.find((p) => p.recall >= 0.99) ?? hnswlib.sweep[hnswlib.sweep.length - 1]).ef;
+  const hnswFiltered = FILTERS.slice(1).map((f, i) => runHnswFiltered(hnswIndex, data, truth, k, i + 1, f.mask, filterEf, Math.min(200, spec.queries), Math.min(10, spec.phaseSeconds)));
+  const exactFiltered = FILTERS.slice(1).map((f, i) => runExactFiltered(data, truth, k, i + 1, f.mask, Math.min(200, spec.queries), Math.min(10, spec.phaseSeconds)));
+  log(`hnswlib filter callback (ef ${filterEf}): ` + hnswFiltered.map((p, i) => `${FILTERS[i + 1].label} p50 ${p.latency.p50Ms.toFixed(2)} ms recall ${p.recall.toFixed(3)}`).join('; '));
   log(`brute force: ${Math.round(bruteForce.qps)} QPS single-thread, recall ${bruteForce.recall.toFixed(3)}`);
 
   const scoreOf = (q: number) => (i: number): number => dot(data.queries, q * data.dim, data.vectors, i * data.dim, data.dim);
@@ -384,6 +455,24 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const host = await createIndex(client, server.url, { name: 'bench-dense', dimension: data.dim, metric: 'cosine' });
     const rssEmptyBytes = memoryOf(server.pid).rssBytes;
 
+    // Query bodies and their evaluation against the exact ground truth.
+    const denseBodies = (level: number): string[] =>
+      Array.from({ length: data.queryCount }, (_, q) =>
+        JSON.stringify({ vector: arr(data.queries, q, data.dim), topK: k, includeMetadata: true, ...(FILTERS[level].filter ? { filter: FILTERS[level].filter } : {}) }),
+      );
+    const matchingOf = (level: number): number => (data.n / BUCKETS) * FILTERS[level].mask.reduce((a, v) => a + v, 0);
+    const evaluator = (level: number) => {
+      const { mask, filter } = FILTERS[level];
+      const matching = matchingOf(level);
+      return (q: number, matches: Match[]): Evaluation => {
+        const ids = matches.map((m) => indexOfId(m.id));
+        let violations = 0;
+        // Every field is a function of the record's bucket, so the mask decides (and the
+        // returned metadata must be the record's own: its bucket must match the id's).
+        if (filter) for (const m of matches) if (!(m.metadata?.bucket === data.bucket[indexOfId(m.id)] && mask[data.bucket[indexOfId(m.id)]] === 1)) violations++;
+        return { recall: recallAtK(ids, truthOf(truth, q, level), k, filter ? undefined : scoreOf(q)), short: matches.length < Math.min(k, matching), violations };
+      };
+    };
     // Ingest: the first ~30 % at concurrency 1, the rest at concurrency 4.
     const encodeDense = (i: number): string => JSON.stringify({ id: id(i), values: arr(data.vectors, i, data.dim), metadata: metadataOf(data, i) });
     const probe = startProbe(server.url, apiKey);
@@ -406,37 +495,48 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       await new Promise((r) => setTimeout(r, 50));
     }
     if (!Number.isFinite(visibleAt)) throw new Error('the ingested data never became visible (30 s)');
+
+    // Indexing: until /metrics says no record is outside a graph, keep querying — recall
+    // and short answers while the engine still searches part of the data exactly.
+    const unfilteredBodies = denseBodies(0);
+    const evalUnfiltered = evaluator(0);
+    const unindexedAtStart = await unindexedRecords(client, server.url);
+    const during: Evaluation[] = [];
+    let indexedAt = Number.NaN;
+    const indexDeadline = performance.now() + 30 * 60_000;
+    for (let q = 0; performance.now() < indexDeadline; q++) {
+      const left = await unindexedRecords(client, server.url);
+      if (!(left > 0)) {
+        indexedAt = Math.max(performance.now(), visibleAt);
+        break;
+      }
+      const qi = q % unfilteredBodies.length;
+      const r = await client.request('POST', `${host}/query`, unfilteredBodies[qi]);
+      if (r.status !== 200) throw new Error(`query during indexing answered ${r.status}: ${r.text.slice(0, 300)}`);
+      during.push(evalUnfiltered(qi, matchesOf(JSON.parse(r.text))));
+      if (q % 20 === 19) await new Promise((res) => setTimeout(res, 50));
+    }
+    if (!Number.isFinite(indexedAt)) throw new Error('indexing did not finish within 30 minutes');
+    log(`indexed ${((indexedAt - ingestStart) / 1000).toFixed(1)} s after the first upsert (hnswlib alone: ${hnswlib.buildSeconds.toFixed(1)} s); ${during.length} queries while indexing, recall ${during.length ? mean(during.map((e) => e.recall)).toFixed(4) : 'n/a'}`);
     const memAfterLoad = memoryOf(server.pid);
 
     // Queries.
-    const denseBodies = (filter: number): string[] =>
-      Array.from({ length: data.queryCount }, (_, q) =>
-        JSON.stringify({ vector: arr(data.queries, q, data.dim), topK: k, includeMetadata: true, ...(filter ? { filter: { bucket: { $lt: filter } } } : {}) }),
-      );
-    const evaluator = (level: number) => {
-      const limit = FILTER_LEVELS[level];
-      const matching = limit === 0 ? data.n : (data.n * limit) / 1000;
-      return (q: number, matches: Match[]): Evaluation => {
-        const ids = matches.map((m) => indexOfId(m.id));
-        let violations = 0;
-        if (limit !== 0) for (const m of matches) if (!(typeof m.metadata?.bucket === 'number' && m.metadata.bucket < limit)) violations++;
-        return { recall: recallAtK(ids, truthOf(truth, q, level), k, limit === 0 ? scoreOf(q) : undefined), short: matches.length < Math.min(k, matching), violations };
-      };
-    };
-    const unfilteredBodies = denseBodies(0);
     await queryPhase(client, host, unfilteredBodies.slice(0, 20), 1, phaseMs, evaluator(0)); // warm-up
+    const httpEcho = await measureEcho(unfilteredBodies, Math.min(2000, unfilteredBodies.length * 4));
+    log(`bare node:http round trip (same client, same bodies): p50 ${httpEcho.p50Ms.toFixed(3)} ms`);
     const queryProbe = startProbe(server.url, apiKey);
     const u1 = await queryPhase(client, host, unfilteredBodies, 1, phaseMs, evaluator(0));
     const u8 = await queryPhase(client, host, unfilteredBodies, 8, phaseMs, evaluator(0));
     log(`query: c1 ${u1.qps.toFixed(1)} QPS p50 ${u1.latency.p50Ms.toFixed(2)} ms recall ${u1.recall.toFixed(4)}; c8 ${u8.qps.toFixed(1)} QPS p50 ${u8.latency.p50Ms.toFixed(2)} ms`);
     const filtered: FilterResult[] = [];
-    for (let level = 1; level < FILTER_LEVELS.length; level++) {
-      const limit = FILTER_LEVELS[level];
-      const bodies = denseBodies(limit);
+    for (let level = 1; level < FILTERS.length; level++) {
+      const bodies = denseBodies(level);
       const f1 = await queryPhase(client, host, bodies, 1, phaseMs, evaluator(level));
       const f8 = await queryPhase(client, host, bodies, 8, phaseMs, evaluator(level));
-      filtered.push({ filter: `{"bucket":{"$lt":${limit}}}`, selectivity: limit / 1000, matchingRecords: (data.n * limit) / 1000, c1: f1, c8: f8 });
-      log(`filter ${(limit / 10).toString()}%: c1 ${f1.qps.toFixed(1)} QPS p50 ${f1.latency.p50Ms.toFixed(2)} ms recall ${f1.recall.toFixed(4)}, short ${f1.shortAnswers}; c8 ${f8.qps.toFixed(1)} QPS`);
+      const matchingRecords = matchingOf(level);
+      const ref = hnswFiltered[level - 1];
+      filtered.push({ label: FILTERS[level].label, filter: JSON.stringify(FILTERS[level].filter), selectivity: matchingRecords / data.n, matchingRecords, c1: f1, c8: f8, hnswlibFilterCallback: ref, exactOverMatches: exactFiltered[level - 1] });
+      log(`${FILTERS[level].label} (${matchingRecords} records): c1 ${f1.qps.toFixed(1)} QPS p50 ${f1.latency.p50Ms.toFixed(2)} ms recall ${f1.recall.toFixed(4)}, short ${f1.shortAnswers}; c8 ${f8.qps.toFixed(1)} QPS; hnswlib callback p50 ${ref.latency.p50Ms.toFixed(2)} ms recall ${ref.recall.toFixed(4)}`);
     }
     const queryHealth = await queryProbe.stop();
 
@@ -516,6 +616,27 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const rssAfterRestartBytes = memoryOf(restarted.pid).rssBytes;
     log(`restart: listening ${restarted.listeningMs.toFixed(0)} ms, ready ${restarted.readyMs.toFixed(0)} ms, first correct query ${firstCorrectQueryMs.toFixed(0)} ms`);
 
+    // The same restart without graph snapshots: what a rebuild from the record stores costs.
+    await server.stop();
+    server = undefined;
+    const snapshotFilesRemoved = removeSnapshots(dataDir);
+    ts = performance.now();
+    server = await startServer(dataDir, apiKey);
+    const rebuilt = server;
+    const host3 = await describeHost(client, rebuilt.url, 'bench-dense');
+    let rebuildFirstCorrectMs = Number.NaN;
+    for (let attempt = 0; attempt < 6000; attempt++) {
+      const r = await client.request('POST', `${host3}/query`, lastBody);
+      if (r.status === 200 && matchesOf(JSON.parse(r.text))[0]?.id === id(data.n - 1)) {
+        rebuildFirstCorrectMs = performance.now() - ts;
+        break;
+      }
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    if (!Number.isFinite(rebuildFirstCorrectMs)) throw new Error('after a rebuild no query found the data (5 min)');
+    const rebuild = { readyMs: rebuilt.readyMs, firstCorrectQueryMs: rebuildFirstCorrectMs, snapshotFilesRemoved };
+    log(`restart without snapshots (${snapshotFilesRemoved} files removed): ready ${rebuilt.readyMs.toFixed(0)} ms, first correct query ${rebuildFirstCorrectMs.toFixed(0)} ms`);
+
     const pick = pickHnsw(hnswlib.sweep, u1.recall);
     const result: BenchResult = {
       size: spec.name,
@@ -534,21 +655,37 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         sparseRecords: spec.sparseN,
         sparseQueries: spec.sparseQueries,
       },
-      references: { hnswlib, bruteForce },
+      references: { hnswlib, bruteForce, httpEcho },
       ingest: {
         c1: c1.phase,
         c4: c4.phase,
         totalSeconds: (lastAck - ingestStart) / 1000,
-        fullyIndexedSeconds: (visibleAt - ingestStart) / 1000,
+        fullyIndexedSeconds: (indexedAt - ingestStart) / 1000,
         visibleAfterLastAckMs: visibleAt - lastAck,
-        fullyIndexedMethod:
-          'no indexing status is exposed and search is exact, so "fully indexed" = stats count every record and a query returns the last one (an upper bound: it includes that stats call and that exact query)',
+        fullyIndexedMethod: Number.isNaN(unindexedAtStart)
+          ? 'the server exposes no conifer_engine_unindexed_records, so "fully indexed" = stats count every record and a query returns the last one'
+          : '/metrics reports conifer_engine_unindexed_records = 0, stats count every record and a query returns the last one (polled every few queries)',
+        indexedToHnswBuildRatio: (indexedAt - ingestStart) / 1000 / hnswlib.buildSeconds,
+        duringIndexing: {
+          queries: during.length,
+          recall: during.length ? mean(during.map((e) => e.recall)) : null,
+          shortAnswers: during.filter((e) => e.short).length,
+          unindexedAtStart: Number.isNaN(unindexedAtStart) ? 0 : unindexedAtStart,
+        },
       },
       query: { unfiltered: { c1: u1, c8: u8 }, filtered },
       sparse: { records: spec.sparseN, upsertVectorsPerSecond: sp.phase.vectorsPerSecond, query: sparseQuery },
       hybrid: { records: spec.sparseN, upsertVectorsPerSecond: hy.phase.vectorsPerSecond, query: hybridQuery },
       operations: { fetch10, fetch100, describeIndexStats, listPage },
-      restart: { stopSeconds, listeningMs: restarted.listeningMs, readyMs: restarted.readyMs, firstCorrectQueryMs, recordsAfterRestart },
+      restart: {
+        stopSeconds,
+        listeningMs: restarted.listeningMs,
+        readyMs: restarted.readyMs,
+        firstCorrectQueryMs,
+        recordsAfterRestart,
+        rebuild,
+        readyToRebuildRatio: restarted.readyMs / rebuilt.readyMs,
+      },
       memory: {
         rssEmptyBytes,
         rssAfterLoadBytes: memAfterLoad.rssBytes,
@@ -573,6 +710,8 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         qpsRatioC8: u8.qps / pick.point.qps,
         bruteForceP50Ms: bruteForce.latency.p50Ms,
         p50RatioToBruteForce: u1.latency.p50Ms / bruteForce.latency.p50Ms,
+        echoP50Ms: httpEcho.p50Ms,
+        overheadInEchoRoundTrips: (u1.latency.p50Ms - pick.point.latency.p50Ms) / httpEcho.p50Ms,
       },
     };
     await server.stop();

@@ -33,7 +33,17 @@ function row(arena: Float32Array, i: number, dim: number): number[] {
   return Array.from(arena.subarray(i * dim, (i + 1) * dim));
 }
 
-export function runHnsw(data: DenseData, truth: DenseTruth, k: number, queryLimit: number, maxSecondsPerEf: number, log: (s: string) => void): HnswResult {
+type HnswIndex = InstanceType<typeof HierarchicalNSW>;
+
+/** Builds the reference graph and sweeps ef; the graph is returned for the filtered reference. */
+export function runHnsw(
+  data: DenseData,
+  truth: DenseTruth,
+  k: number,
+  queryLimit: number,
+  maxSecondsPerEf: number,
+  log: (s: string) => void,
+): { result: HnswResult; index: HnswIndex } {
   const { n, dim } = data;
   const index = new HierarchicalNSW('cosine', dim);
   index.initIndex(n, HNSW_M, HNSW_EF_CONSTRUCTION, 100);
@@ -72,7 +82,50 @@ export function runHnsw(data: DenseData, truth: DenseTruth, k: number, queryLimi
     const measured = latencies.reduce((a, b) => a + b, 0);
     sweep.push({ ef, recall: mean(recalls), qps: (latencies.length * 1000) / measured, latency: summarize(latencies) });
   }
-  return { M: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, buildSeconds, buildVectorsPerSecond: n / buildSeconds, sweep };
+  index.setEf(EF_SWEEP[0]);
+  return { result: { M: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, buildSeconds, buildVectorsPerSecond: n / buildSeconds, sweep }, index };
+}
+
+export interface FilteredHnswPoint {
+  ef: number;
+  queries: number;
+  recall: number;
+  qps: number;
+  latency: LatencySummary;
+}
+
+/**
+ * hnswlib's own filtered search: the filter as a callback inside the graph walk (a bucket
+ * mask lookup, so the callback costs next to nothing). What a planner-less engine would
+ * do; the report sets Conifer's planner beside it at each selectivity.
+ */
+export function runHnswFiltered(
+  index: HnswIndex,
+  data: DenseData,
+  truth: DenseTruth,
+  k: number,
+  level: number,
+  mask: Uint8Array,
+  ef: number,
+  queryLimit: number,
+  maxSeconds: number,
+): FilteredHnswPoint {
+  const { dim, bucket } = data;
+  index.setEf(ef);
+  const allow = (label: number): boolean => mask[bucket[label]] === 1;
+  const latencies: number[] = [];
+  const recalls: number[] = [];
+  const deadline = performance.now() + maxSeconds * 1000;
+  const Q = Math.min(queryLimit, data.queryCount);
+  for (let q = 0; q < Q && (q < 3 || performance.now() < deadline); q++) {
+    const query = row(data.queries, q, dim);
+    const t = performance.now();
+    const { neighbors } = index.searchKnn(query, k, allow);
+    latencies.push(performance.now() - t);
+    recalls.push(recallAtK(neighbors, truthOf(truth, q, level), k));
+  }
+  const measured = latencies.reduce((a, b) => a + b, 0);
+  return { ef, queries: latencies.length, recall: mean(recalls), qps: (latencies.length * 1000) / measured, latency: summarize(latencies) };
 }
 
 export interface BruteResult {
@@ -101,4 +154,37 @@ export function runBruteForce(data: DenseData, truth: DenseTruth, k: number, que
   }
   const measured = latencies.reduce((a, b) => a + b, 0);
   return { recall: mean(recalls), qps: (latencies.length * 1000) / measured, latency: summarize(latencies) };
+}
+
+/** Exact scan of only the records that match (the pure scan strategy for filters). */
+export function runExactFiltered(
+  data: DenseData,
+  truth: DenseTruth,
+  k: number,
+  level: number,
+  mask: Uint8Array,
+  queryLimit: number,
+  maxSeconds: number,
+): { queries: number; recall: number; qps: number; latency: LatencySummary } {
+  const { n, dim, bucket } = data;
+  // The matching records, found once (a planner knows them from its columns).
+  const matching: number[] = [];
+  for (let i = 0; i < n; i++) if (mask[bucket[i]] === 1) matching.push(i);
+  const latencies: number[] = [];
+  const recalls: number[] = [];
+  const deadline = performance.now() + maxSeconds * 1000;
+  const Q = Math.min(queryLimit, data.queryCount);
+  for (let q = 0; q < Q && (q < 3 || performance.now() < deadline); q++) {
+    const t = performance.now();
+    const top = new TopK(k);
+    const qi = q * dim;
+    for (const i of matching) {
+      const s = dot(data.queries, qi, data.vectors, i * dim, dim);
+      if (s > top.floor) top.push(i, s);
+    }
+    latencies.push(performance.now() - t);
+    recalls.push(recallAtK(Array.from(top.ids.subarray(0, top.size)), truthOf(truth, q, level), k));
+  }
+  const measured = latencies.reduce((a, b) => a + b, 0);
+  return { queries: latencies.length, recall: mean(recalls), qps: (latencies.length * 1000) / measured, latency: summarize(latencies) };
 }

@@ -51,7 +51,8 @@ function ratiosText(r: BenchResult): string[] {
   return [
     `Conifer p50 ÷ hnswlib p50 at equal recall: ${f(h.p50Ratio, 1)}× (${which})`,
     `Conifer QPS ÷ hnswlib single-thread QPS: ${f(h.qpsRatio, 3)} at concurrency 1, ${f(h.qpsRatioC8, 3)} at concurrency 8`,
-    `Conifer p50 ÷ in-process brute-force p50 (both exact): ${f(h.p50RatioToBruteForce, 2)}×`,
+    `Conifer p50 ÷ in-process brute-force p50: ${f(h.p50RatioToBruteForce, 2)}×`,
+    `Bare node:http round trip (same client, same bodies): p50 ${ms(h.echoP50Ms)}; Conifer p50 − hnswlib p50 = ${f(h.overheadInEchoRoundTrips, 2)}× that round trip`,
   ];
 }
 
@@ -62,12 +63,27 @@ function queryRow(name: string, p: QueryPhase): string[] {
 function queryTable(r: BenchResult): Table {
   const rows = [queryRow('no filter', r.query.unfiltered.c1), queryRow('no filter', r.query.unfiltered.c8)];
   for (const fr of r.query.filtered) {
-    const name = `bucket < ${fr.selectivity * 1000} (${f(fr.selectivity * 100, 1)} %, ${fr.matchingRecords} records)`;
+    const name = `${fr.label} (${f(fr.selectivity * 100, 2)} %, ${fr.matchingRecords} records)`;
     rows.push(queryRow(name, fr.c1), queryRow(name, fr.c8));
   }
   rows.push(queryRow(`sparse-only (${r.sparse.records} records)`, r.sparse.query));
   rows.push(queryRow(`hybrid dense+sparse (${r.hybrid.records} records)`, r.hybrid.query));
   return { head: ['query (topK 10, metadata)', 'conc.', 'queries', 'QPS', 'p50', 'p95', 'p99', 'recall@10', 'short', 'filter violations'], rows };
+}
+
+function filterStrategyTable(r: BenchResult): Table {
+  return {
+    head: ['filter', 'matching', 'Conifer p50 (HTTP, c=1)', 'recall', 'exact over matches p50 (in-process)', 'hnswlib callback p50 (in-process)', 'callback recall'],
+    rows: r.query.filtered.map((fr) => [
+      fr.label,
+      int(fr.matchingRecords),
+      ms(fr.c1.latency.p50Ms),
+      f(fr.c1.recall, 4),
+      ms(fr.exactOverMatches.latency.p50Ms),
+      ms(fr.hnswlibFilterCallback.latency.p50Ms),
+      f(fr.hnswlibFilterCallback.recall, 4),
+    ]),
+  };
 }
 
 function ingestTable(r: BenchResult): Table {
@@ -111,6 +127,11 @@ function otherTable(r: BenchResult): Table {
     rows: [
       ['ingest, all records acknowledged', `${f(r.ingest.totalSeconds, 1)} s`],
       ['ingest start → fully indexed (see note)', `${f(r.ingest.fullyIndexedSeconds, 1)} s`],
+      ['… ÷ hnswlib single-thread build of the same data', `${f(r.ingest.indexedToHnswBuildRatio, 2)}×`],
+      [
+        'queries after the last ack while records were outside a graph',
+        `${r.ingest.duringIndexing.queries} (recall ${r.ingest.duringIndexing.recall === null ? 'n/a' : f(r.ingest.duringIndexing.recall, 4)}, short ${r.ingest.duringIndexing.shortAnswers}; ${int(r.ingest.duringIndexing.unindexedAtStart)} unindexed at the start)`,
+      ],
       ['last acknowledged upsert → reads see it', ms(r.ingest.visibleAfterLastAckMs)],
       ['sparse upsert', `${int(r.sparse.upsertVectorsPerSecond)} vectors/s`],
       ['hybrid upsert', `${int(r.hybrid.upsertVectorsPerSecond)} vectors/s`],
@@ -119,6 +140,9 @@ function otherTable(r: BenchResult): Table {
       ['restart: process start → /ready 200', ms(r.restart.readyMs)],
       ['restart: process start → first correct query', ms(r.restart.firstCorrectQueryMs)],
       ['records after restart', int(r.restart.recordsAfterRestart)],
+      [`restart without snapshots (rebuild; ${r.restart.rebuild.snapshotFilesRemoved} files removed): start → /ready 200`, ms(r.restart.rebuild.readyMs)],
+      ['restart without snapshots: start → first correct query', ms(r.restart.rebuild.firstCorrectQueryMs)],
+      ['restart → ready ÷ rebuild → ready', `${f(r.restart.readyToRebuildRatio * 100, 1)} %`],
       ['server RSS, empty index', mib(m.rssEmptyBytes)],
       ['server RSS after dense load', mib(m.rssAfterLoadBytes)],
       ['RSS growth per dense vector (raw float32: ' + m.rawFloat32BytesPerVector + ' B)', `${int(m.bytesPerVector)} B`],
@@ -144,6 +168,8 @@ export function stdoutTable(r: BenchResult): string {
     ...ratiosText(r),
     '',
     aligned(queryTable(r)),
+    '',
+    aligned(filterStrategyTable(r)),
     '',
     aligned(ingestTable(r)),
     '',
@@ -184,9 +210,8 @@ ${ratiosText(r).map((s) => `- ${s}`).join('\n')}
 ![recall against QPS](${svgName})
 
 Conifer is measured over HTTP on loopback (JSON encode, request, server, JSON decode); the
-references run in the harness process with no HTTP at all, on one thread. Conifer's search is
-exact today, so its recall is 1.0 and its reference is brute force; hnswlib shows what an
-HNSW engine achieves on the same data.
+references run in the harness process with no HTTP at all, on one thread. The bare
+\`node:http\` round trip is the floor any HTTP server pays on this machine with this client.
 
 ## Queries
 
@@ -195,6 +220,12 @@ before running every query. "short": answers with fewer than min(topK, matching 
 matches. "filter violations": matches whose metadata does not satisfy the filter.
 
 ${markdown(queryTable(r))}
+
+Filtered search against the two pure strategies, both in-process on the same data: an exact
+scan of only the matching records, and hnswlib's graph walk with the filter as its callback
+(at the ef whose unfiltered recall first reaches 0.99, ${r.query.filtered[0]?.hnswlibFilterCallback.ef ?? 'n/a'}).
+
+${markdown(filterStrategyTable(r))}
 
 ## Ingest
 
@@ -317,7 +348,7 @@ export function recallQpsSvg(r: BenchResult): string {
   out.push(`<line x1="${lx}" x2="${lx + 24}" y1="${ly}" y2="${ly}" stroke="#1f77b4" stroke-width="2"/><circle cx="${lx + 12}" cy="${ly}" r="4" fill="#1f77b4"/>`);
   out.push(`<text x="${lx + 32}" y="${ly + 4}">hnswlib-node in-process, ef sweep (M=16)</text>`);
   out.push(`<path d="M ${lx + 12} ${ly + 13} L ${lx + 19} ${ly + 20} L ${lx + 12} ${ly + 27} L ${lx + 5} ${ly + 20} Z" fill="#d62728"/>`);
-  out.push(`<text x="${lx + 32}" y="${ly + 24}">Conifer over HTTP (exact search), 1 and 8 clients</text>`);
+  out.push(`<text x="${lx + 32}" y="${ly + 24}">Conifer over HTTP, 1 and 8 clients</text>`);
   out.push(`<rect x="${lx + 7}" y="${ly + 35}" width="10" height="10" fill="#2ca02c"/>`);
   out.push(`<text x="${lx + 32}" y="${ly + 44}">exact brute force in-process</text>`);
   out.push('</svg>');

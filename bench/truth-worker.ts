@@ -3,5 +3,5 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { denseTruthRange, type TruthJob } from './truth.js';
 
 const job = workerData as TruthJob;
-const slice = denseTruthRange(job.vectors, job.queries, job.bucket, job.n, job.dim, job.k, job.levels, job.q0, job.q1);
+const slice = denseTruthRange(job.vectors, job.queries, job.bucket, job.n, job.dim, job.k, job.masks, job.q0, job.q1);
 parentPort?.postMessage(slice);

@@ -4,17 +4,50 @@
 // vectors are in SharedArrayBuffers, so nothing is copied).
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
-import type { DenseData, SparseData, Sparse } from './data.js';
+import { BUCKETS, metadataLabels, type DenseData, type SparseData, type Sparse } from './data.js';
 import { TopK } from './topk.js';
 
-/** Filter levels: `bucket < K` selects K/1000 of the records. 0 means no filter. */
-export const FILTER_LEVELS = [0, 500, 100, 10, 1] as const;
+/**
+ * The filters the benchmark measures. Every metadata field of a record is a function of
+ * its `bucket` (see `metadataOf`), so each filter is exactly a set of buckets: `mask[b]`
+ * is 1 when records of bucket b match. That keeps the ground truth one pass per query and
+ * lets the harness check filter violations without parsing metadata.
+ */
+export interface BenchFilter {
+  /** Shown in the report. */
+  label: string;
+  /** The request's `filter`; undefined = no filter. */
+  filter?: Record<string, unknown>;
+  mask: Uint8Array;
+}
+
+function bucketMask(test: (b: number) => boolean): Uint8Array {
+  return Uint8Array.from({ length: BUCKETS }, (_, b) => (test(b) ? 1 : 0));
+}
+
+const inList = (b: number, wanted: readonly string[]): boolean => metadataLabels(b).some((l) => wanted.includes(l));
+
+/** Level 0 is "no filter"; then `bucket < K` (K/1000 of the records), then a two-field filter. */
+export const FILTERS: readonly BenchFilter[] = [
+  { label: 'no filter', mask: bucketMask(() => true) },
+  ...[500, 100, 10, 1].map((limit) => ({
+    label: `bucket < ${limit}`,
+    filter: { bucket: { $lt: limit } },
+    mask: bucketMask((b) => b < limit),
+  })),
+  {
+    label: 'bucket < 200 and labels in [news, tech]',
+    filter: { $and: [{ bucket: { $lt: 200 } }, { labels: { $in: ['news', 'tech'] } }] },
+    mask: bucketMask((b) => b < 200 && inList(b, ['news', 'tech'])),
+  },
+];
 
 /** Top-k ids (-1 where fewer exist) and scores, per query and level: [(q*levels+l)*k + r]. */
 export interface DenseTruth {
   k: number;
   queries: number;
-  levels: readonly number[];
+  /** Number of filters (FILTERS.length). */
+  levels: number;
   ids: Int32Array;
   scores: Float64Array;
 }
@@ -48,23 +81,20 @@ export function denseTruthRange(
   n: number,
   dim: number,
   k: number,
-  levels: readonly number[],
+  masks: readonly Uint8Array[],
   q0: number,
   q1: number,
 ): TruthSlice {
-  const L = levels.length;
+  const L = masks.length;
   const ids = new Int32Array((q1 - q0) * L * k);
   const scores = new Float64Array((q1 - q0) * L * k);
   for (let q = q0; q < q1; q++) {
-    const tops = levels.map(() => new TopK(k));
+    const tops = masks.map(() => new TopK(k));
     const qi = q * dim;
     for (let i = 0; i < n; i++) {
       const s = dot(queries, qi, vectors, i * dim, dim);
       const b = bucket[i];
-      for (let l = 0; l < L; l++) {
-        const lim = levels[l];
-        if (lim === 0 || b < lim) tops[l].push(i, s);
-      }
+      for (let l = 0; l < L; l++) if (masks[l][b] === 1) tops[l].push(i, s);
     }
     for (let l = 0; l < L; l++) {
       const at = ((q - q0) * L + l) * k;
@@ -82,16 +112,16 @@ export interface TruthJob {
   n: number;
   dim: number;
   k: number;
-  levels: number[];
+  masks: Uint8Array[];
   q0: number;
   q1: number;
 }
 
 /** Exact ground truth for every query, on up to `threads` worker threads. */
 export async function denseTruth(data: DenseData, k: number, threads = availableParallelism()): Promise<DenseTruth> {
-  const levels = [...FILTER_LEVELS];
+  const masks = FILTERS.map((f) => f.mask);
   const Q = data.queryCount;
-  const L = levels.length;
+  const L = masks.length;
   const parts = Math.max(1, Math.min(threads, Q));
   const ids = new Int32Array(Q * L * k);
   const scores = new Float64Array(Q * L * k);
@@ -99,7 +129,7 @@ export async function denseTruth(data: DenseData, k: number, threads = available
   for (let p = 0; p < parts; p++) {
     const q0 = Math.floor((p * Q) / parts);
     const q1 = Math.floor(((p + 1) * Q) / parts);
-    const job: TruthJob = { vectors: data.vectors, queries: data.queries, bucket: data.bucket, n: data.n, dim: data.dim, k, levels, q0, q1 };
+    const job: TruthJob = { vectors: data.vectors, queries: data.queries, bucket: data.bucket, n: data.n, dim: data.dim, k, masks, q0, q1 };
     jobs.push(
       new Promise<void>((resolve, reject) => {
         const worker = new Worker(new URL('./truth-worker.js', import.meta.url), { workerData: job });
@@ -116,12 +146,12 @@ export async function denseTruth(data: DenseData, k: number, threads = available
     );
   }
   await Promise.all(jobs);
-  return { k, queries: Q, levels, ids, scores };
+  return { k, queries: Q, levels: L, ids, scores };
 }
 
 /** The truth of one query at one level: ids (without the -1 padding) and scores. */
 export function truthOf(t: DenseTruth, q: number, level: number): { ids: number[]; scores: number[] } {
-  const at = (q * t.levels.length + level) * t.k;
+  const at = (q * t.levels + level) * t.k;
   const ids: number[] = [];
   const scores: number[] = [];
   for (let r = 0; r < t.k; r++) {

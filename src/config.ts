@@ -1,6 +1,9 @@
 // Configuration by environment, overridden by matching CLI flags (`--data-dir` for
 // CONIFER_DATA_DIR and so on). Read once at start; everything downstream receives a Config.
-import { resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import {
   DEFAULT_QUOTA_BACKUPS,
   DEFAULT_QUOTA_COLLECTIONS,
@@ -32,6 +35,13 @@ export interface Config {
   responseCapBytes: number;
   /** How long a configure change shows its transitional state (ScalingUp…) before Ready. */
   scalingDelayMs: number;
+  /**
+   * Local development mode (like Pinecone Local): any Api-Key value is accepted as the
+   * default project's key. Only allowed on a loopback address.
+   */
+  dev: boolean;
+  /** The data directory is a fresh temporary one, removed at exit (dev mode without a data dir). */
+  ephemeralDataDir: boolean;
 }
 
 const DEFAULT_REGIONS =
@@ -67,7 +77,11 @@ export const SETTINGS = {
   quotaBackups: ['CONIFER_QUOTA_BACKUPS', 'quota-backups'],
   responseCapBytes: ['CONIFER_MAX_RESPONSE_BYTES', 'max-response-bytes'],
   scalingDelayMs: ['CONIFER_SCALING_DELAY_MS', 'scaling-delay-ms'],
-} as const satisfies Record<keyof Config, readonly [string, string]>;
+  dev: ['CONIFER_DEV', 'dev'],
+} as const satisfies Record<Exclude<keyof Config, 'ephemeralDataDir'>, readonly [string, string]>;
+
+/** Settings that are switches: `--dev` takes no value; the variable is 1/true or 0/false. */
+export const BOOLEAN_SETTINGS: ReadonlySet<keyof typeof SETTINGS> = new Set(['dev']);
 
 export class ConfigError extends Error {}
 
@@ -75,12 +89,12 @@ export function loadConfig(
   env: NodeJS.ProcessEnv,
   flags: Record<string, string | undefined> = {},
 ): Config {
-  const get = (key: keyof Config): string | undefined => {
+  const get = (key: keyof typeof SETTINGS): string | undefined => {
     const [envName, flag] = SETTINGS[key];
     const value = flags[flag] ?? env[envName];
     return value === undefined || value === '' ? undefined : value;
   };
-  const int = (key: keyof Config, fallback: number, min: number): number => {
+  const int = (key: keyof typeof SETTINGS, fallback: number, min: number): number => {
     const raw = get(key);
     if (raw === undefined) return fallback;
     const n = Number(raw);
@@ -96,10 +110,23 @@ export function loadConfig(
       `CONIFER_PUBLIC_URL (--public-url) must start with http:// or https:// and name a host, got ${JSON.stringify(publicUrl)}`,
     );
   }
+  const host = get('host') ?? '127.0.0.1';
+  const dev = bool(get('dev'), 'dev');
+  if (dev && !isLoopback(host)) {
+    throw new ConfigError(
+      `development mode (CONIFER_DEV, --dev) accepts any API key, so it only binds to a loopback address ` +
+        `(127.0.0.1, ::1 or localhost); CONIFER_HOST (--host) is ${JSON.stringify(host)}`,
+    );
+  }
+  const dataDir = get('dataDir');
+  // Dev mode without a data directory runs on a throw-away one, like Pinecone Local.
+  const ephemeralDataDir = dev && dataDir === undefined;
   return {
-    host: get('host') ?? '127.0.0.1',
+    host,
     port: int('port', 5080, 0),
-    dataDir: resolve(get('dataDir') ?? './conifer-data'),
+    dataDir: ephemeralDataDir
+      ? join(tmpdir(), `conifer-dev-${randomBytes(6).toString('hex')}`)
+      : resolve(dataDir ?? './conifer-data'),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     apiKey: get('apiKey'),
     logLevel: get('logLevel') ?? 'info',
@@ -111,7 +138,23 @@ export function loadConfig(
     quotaBackups: int('quotaBackups', DEFAULT_QUOTA_BACKUPS, 0),
     responseCapBytes: int('responseCapBytes', DEFAULT_RESPONSE_CAP_BYTES, 1024),
     scalingDelayMs: int('scalingDelayMs', 0, 0),
+    dev,
+    ephemeralDataDir,
   };
+}
+
+function bool(raw: string | undefined, key: keyof typeof SETTINGS): boolean {
+  if (raw === undefined) return false;
+  if (raw === '1' || raw === 'true') return true;
+  if (raw === '0' || raw === 'false') return false;
+  const [envName, flag] = SETTINGS[key];
+  throw new ConfigError(`${envName} (--${flag}) must be 1, true, 0 or false, got ${JSON.stringify(raw)}`);
+}
+
+function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1' || host === '[::1]';
 }
 
 function splitList(raw: string): string[] {

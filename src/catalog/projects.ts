@@ -2,6 +2,9 @@
 import type { Db } from './database.js';
 import { hashApiKey, newApiKeySecret, newId, nowIso } from './ids.js';
 
+/** The project `conifer start` creates on first start; dev mode's keys all belong to it. */
+export const DEFAULT_PROJECT = 'default';
+
 export interface Project {
   id: string;
   name: string;

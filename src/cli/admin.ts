@@ -1,7 +1,11 @@
 // `conifer projects …` and `conifer keys …`: catalog administration. They open the
 // catalog directly (safe beside a running server: WAL and per-request key lookups) and
-// print one JSON document, so scripts can use them.
+// print one JSON document, so scripts can use them. They never create a data directory:
+// run from the wrong directory, the default `./conifer-data` would otherwise be a new,
+// empty catalog whose keys the running server does not know.
+import { existsSync } from 'node:fs';
 import { Catalog } from '../catalog/catalog.js';
+import { catalogFile } from '../catalog/paths.js';
 import type { ApiKeyInfo, Project } from '../catalog/projects.js';
 import type { Config } from '../config.js';
 import { NAME_MAX_LENGTH, NAME_PATTERN } from '../limits.js';
@@ -30,9 +34,20 @@ function requireProject(catalog: Catalog, name: string | undefined): Project {
   return project;
 }
 
+/** Opens the catalog of a data directory that `conifer start` has initialised, or refuses. */
+function openExistingCatalog(dataDir: string): Catalog {
+  if (!existsSync(catalogFile(dataDir))) {
+    throw new UsageError(
+      `${dataDir} is not a Conifer data directory (no ${catalogFile(dataDir)}); only \`conifer start\` creates one. ` +
+        'Run this command where you started Conifer, or set CONIFER_DATA_DIR (--data-dir) to its data directory.',
+    );
+  }
+  return Catalog.open(dataDir);
+}
+
 export function projectsCommand(config: Config, args: string[]): unknown {
   const [action, name] = args;
-  const catalog = Catalog.open(config.dataDir);
+  const catalog = openExistingCatalog(config.dataDir);
   try {
     switch (action) {
       case 'create': {
@@ -66,7 +81,7 @@ export function keysCommand(
   options: { project?: string; name?: string },
 ): unknown {
   const [action, keyId] = args;
-  const catalog = Catalog.open(config.dataDir);
+  const catalog = openExistingCatalog(config.dataDir);
   try {
     const project = requireProject(catalog, options.project);
     switch (action) {

@@ -2,12 +2,12 @@
 // The `conifer` command: start the server, or administer projects and keys.
 import { parseArgs } from 'node:util';
 import { DataDirLockedError } from '../catalog/data-dir-lock.js';
-import { ConfigError, SETTINGS, loadConfig } from '../config.js';
+import { BOOLEAN_SETTINGS, ConfigError, SETTINGS, loadConfig } from '../config.js';
 import { UsageError, keysCommand, projectsCommand } from './admin.js';
 import { start } from './start.js';
 
 const USAGE = `usage:
-  conifer start [--host H] [--port P] [--data-dir DIR] [--public-url URL] [--api-key KEY] [--log-level L]
+  conifer start [--host H] [--port P] [--data-dir DIR] [--public-url URL] [--api-key KEY] [--log-level L] [--dev]
   conifer projects create NAME | list | suspend NAME | resume NAME   [--data-dir DIR]
   conifer keys create|list --project NAME [--name LABEL]             [--data-dir DIR]
   conifer keys revoke KEY_ID --project NAME                          [--data-dir DIR]
@@ -15,7 +15,10 @@ Every setting can also come from the environment (CONIFER_DATA_DIR, CONIFER_PORT
 
 async function main(argv: string[]): Promise<void> {
   const settingFlags = Object.fromEntries(
-    Object.values(SETTINGS).map(([, flag]) => [flag, { type: 'string' as const }]),
+    Object.entries(SETTINGS).map(([key, [, flag]]) => [
+      flag,
+      { type: BOOLEAN_SETTINGS.has(key as keyof typeof SETTINGS) ? ('boolean' as const) : ('string' as const) },
+    ]),
   );
   const { values, positionals } = parseArgs({
     args: argv,
@@ -27,7 +30,15 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const config = loadConfig(process.env, values as Record<string, string | undefined>);
+  // A switch given on the command line reads as the variable's "1".
+  const flags = Object.fromEntries(
+    Object.entries(values).map(([flag, value]) => [flag, value === true ? '1' : (value as string | undefined)]),
+  );
+  const config = loadConfig(process.env, flags);
+  if (command === 'projects' || command === 'keys') {
+    // Said every time: a wrong directory is the usual reason a key "does not work".
+    process.stderr.write(`conifer: data directory ${config.dataDir}\n`);
+  }
   switch (command) {
     case 'start':
       await start(config);

@@ -1,12 +1,14 @@
 // `conifer start`: takes the data-directory lock, opens the catalog, makes sure the
 // default project has a key, serves HTTP, then recovers (runs unfinished jobs) while
 // already listening (/ready says when that is done). SIGTERM/SIGINT stop it cleanly.
-import { writeFileSync } from 'node:fs';
+// In dev mode without a data directory it runs on a temporary one, removed at exit.
+import { rmSync, writeFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { Catalog } from '../catalog/catalog.js';
 import { DataDirLock } from '../catalog/data-dir-lock.js';
 import { initialKeyFile } from '../catalog/paths.js';
 import { newApiKeySecret } from '../catalog/ids.js';
+import { DEFAULT_PROJECT } from '../catalog/projects.js';
 import type { Config } from '../config.js';
 import { IndexService } from '../control/index-service.js';
 import { BackupService } from '../control/backup-service.js';
@@ -19,14 +21,44 @@ import { VectorService } from '../data/vector-service.js';
 import { EngineClient } from '../engine/engine-client.js';
 import { buildApp } from '../server/app.js';
 
-export const DEFAULT_PROJECT = 'default';
-
 export async function start(config: Config): Promise<void> {
+  try {
+    await serve(config);
+  } catch (err) {
+    removeEphemeralDataDir(config);
+    throw err;
+  }
+}
+
+async function serve(config: Config): Promise<void> {
+  const log = pino({ level: config.logLevel });
   const lock = DataDirLock.acquire(config.dataDir);
   const catalog = Catalog.open(config.dataDir);
   const generatedKey = ensureDefaultProject(catalog, config);
+  if (generatedKey) {
+    // Printed before anything can fail (a port in use): the key is already in the catalog.
+    process.stdout.write(
+      `Generated the API key of project "${DEFAULT_PROJECT}" (shown once; also written to ` +
+        `${initialKeyFile(config.dataDir)}):\n  ${generatedKey}\n`,
+    );
+  } else if (config.apiKey !== undefined && catalog.projects.authenticate(config.apiKey)?.name !== DEFAULT_PROJECT) {
+    log.warn(
+      `CONIFER_API_KEY (--api-key) IS IGNORED: data directory ${config.dataDir} is already initialised and the ` +
+        `key given is not a key of project "${DEFAULT_PROJECT}". It only chooses the key on first start; ` +
+        `add keys with \`conifer keys create --project ${DEFAULT_PROJECT}\`.`,
+    );
+  }
+  if (config.dev) {
+    const where = config.ephemeralDataDir
+      ? `temporary data directory ${config.dataDir}, removed at exit`
+      : `data directory ${config.dataDir}, kept`;
+    process.stdout.write(
+      `*** DEVELOPMENT MODE: any Api-Key value is accepted as project "${DEFAULT_PROJECT}"'s key; ${where}. ` +
+        'Never expose this server. ***\n',
+    );
+    log.warn({ dataDir: config.dataDir, ephemeral: config.ephemeralDataDir }, 'development mode: any API key is accepted');
+  }
 
-  const log = pino({ level: config.logLevel });
   let ready = false;
   const engine = new EngineClient(log);
   const registry = new IndexRegistry(config.dataDir, engine, log);
@@ -48,12 +80,6 @@ export async function start(config: Config): Promise<void> {
 
   const address = await app.listen({ host: config.host, port: config.port });
   process.stdout.write(`Conifer listening on ${address} (data directory ${config.dataDir})\n`);
-  if (generatedKey) {
-    process.stdout.write(
-      `Generated the API key of project "${DEFAULT_PROJECT}" (shown once; also written to ` +
-        `${initialKeyFile(config.dataDir)}):\n  ${generatedKey}\n`,
-    );
-  }
   warnIfUnreachableByPython(config, address, app.log);
 
   let stopping = false;
@@ -67,6 +93,7 @@ export async function start(config: Config): Promise<void> {
     await engine.stop();
     catalog.close();
     lock.release();
+    removeEphemeralDataDir(config);
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
@@ -81,6 +108,10 @@ export async function start(config: Config): Promise<void> {
   restorer.resume();
   ready = true;
   log.info('ready');
+}
+
+function removeEphemeralDataDir(config: Config): void {
+  if (config.ephemeralDataDir) rmSync(config.dataDir, { recursive: true, force: true });
 }
 
 /** On first start: the default project and its key. Returns a key that was generated. */

@@ -8,6 +8,7 @@ import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_PARAM_LENGTH } from '../limits.
 import { registerAuth } from './auth.js';
 import type { ServerContext } from './context.js';
 import { errorBody, planeOf, sendError } from './error-mapper.js';
+import { consoleRoutes } from './routes/console.js';
 import { copyRoutes } from './routes/copies.js';
 import { dataPlaneRoutes } from './routes/data-plane.js';
 import { indexRoutes } from './routes/indexes.js';
@@ -54,7 +55,7 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
-  registerAuth(app, ctx.catalog);
+  registerAuth(app, ctx.catalog, { acceptAnyKey: ctx.config.dev });
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug(
       { method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime },
@@ -79,6 +80,7 @@ export function buildApp(ctx: ServerContext, logger: FastifyBaseLogger): Fastify
   indexRoutes(app, ctx);
   copyRoutes(app, ctx);
   dataPlaneRoutes(app, ctx, ctx.vectors);
+  void app.register(consoleRoutes);
   return app;
 }
 

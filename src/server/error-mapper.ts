@@ -12,6 +12,7 @@ export type Plane = 'control' | 'data' | 'system';
 export function planeOf(url: string): Plane {
   const path = url.split('?', 1)[0];
   if (path.startsWith('/svc/')) return 'data';
+  if (path === '/console' || path.startsWith('/console/')) return 'system'; // static files, no key
   return path === '/health' || path === '/ready' ? 'system' : 'control';
 }
 

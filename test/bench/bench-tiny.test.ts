@@ -50,11 +50,19 @@ test('the tiny benchmark runs end to end and reports every figure', { timeout: 1
       assert.equal(fr.c1.shortAnswers, 0, fr.filter);
       assert.equal(fr.c1.filterViolations, 0, fr.filter);
     }
-    assert.deepEqual(r.query.filtered.map((fr) => fr.selectivity), [0.5, 0.1, 0.01, 0.001]);
+    // Buckets 0..199 holding 'news' or 'tech' in labels: 92 of 1000 (see metadataLabels).
+    assert.deepEqual(r.query.filtered.map((fr) => fr.selectivity), [0.5, 0.1, 0.01, 0.001, 0.092]);
+    for (const fr of r.query.filtered) {
+      assert.equal(fr.exactOverMatches.recall, 1, `exact over the matches of ${fr.label} is exact`);
+      assert.ok(fr.hnswlibFilterCallback.recall > 0 && fr.hnswlibFilterCallback.queries > 0, fr.label);
+    }
     assert.equal(r.sparse.query.recall, 1);
     assert.equal(r.hybrid.query.recall, 1);
     assert.equal(r.references.bruteForce.recall, 1);
     assert.equal(r.restart.recordsAfterRestart, r.data.records);
+    assert.ok(r.references.httpEcho.count > 0 && r.references.httpEcho.p50Ms > 0);
+    assert.ok(r.restart.rebuild.firstCorrectQueryMs > 0, 'the restart without snapshots answers correctly');
+    assert.ok(r.ingest.duringIndexing.queries >= 0 && r.ingest.duringIndexing.shortAnswers === 0);
     assert.equal(r.ingest.c1.vectors + r.ingest.c4.vectors, r.data.records);
     assert.ok(r.query.unfiltered.c1.queries > 0 && r.query.unfiltered.c8.queries > 0);
     const sweep = r.references.hnswlib.sweep;
