@@ -63,7 +63,9 @@ export class VectorArena {
 
   private ensure(n: number): void {
     if (n <= this.normsArray.length) return;
-    const cap = Math.max(n, this.normsArray.length * 2);
+    // Grow by half (not double): the arena is most of the engine's memory, and doubling
+    // would leave up to half of it unused.
+    const cap = Math.max(n, Math.ceil(this.normsArray.length * 1.5));
     const data = new Float32Array(cap * this.dim);
     data.set(this.data);
     this.data = data;

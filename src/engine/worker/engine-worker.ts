@@ -54,6 +54,11 @@ interface IndexSlot {
 
 const indexes = new Map<string, IndexSlot>();
 const faults = faultInjectionEnabled();
+// Set once this worker is about to be terminated (after a shutdown flush, or after it
+// reported a fatal apply failure): no background slice runs any more. Terminating a
+// worker while it is inside a native hnswlib call aborts the whole process (node-addon-api
+// cannot throw into a terminating environment), so the worker must be idle by then.
+let halted = false;
 
 function log(level: LogLevel, msg: string, fields: Record<string, string | number>): void {
   post({ type: 'log', level, msg, fields });
@@ -119,6 +124,7 @@ function handle(msg: EngineCall): EngineReply | undefined {
       return { type: 'reply', op: 'count', reqId: msg.reqId, result: ready(msg.indexId).count(msg.filter) };
     case 'flush':
       for (const [indexId, slot] of indexes) if (!slot.loader && slot.changesSinceSnapshot > 0) snapshotIndex(indexId, slot);
+      halted = true; // the client terminates this worker next
       return { type: 'reply', op: 'flush', reqId: msg.reqId, result: null };
   }
 }
@@ -148,13 +154,14 @@ let lastStatus = -Infinity;
 let lastStatusKey = '';
 
 function schedule(): void {
-  if (scheduled) return;
+  if (scheduled || halted) return;
   scheduled = true;
   setImmediate(runSlice);
 }
 
 function runSlice(): void {
   scheduled = false;
+  if (halted) return;
   const deadline = performance.now() + SLICE_MS;
   let more = false;
   const slots = [...indexes];
@@ -259,6 +266,7 @@ port.on('message', (msg: EngineRequest) => {
       apply(msg.indexId, msg.changes);
     } catch (err) {
       // The structures no longer match the stores: the client restarts this worker.
+      halted = true;
       post({ type: 'fatal', error: err instanceof Error ? err.message : String(err) });
     }
     return;
