@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
+import { realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   DEFAULT_QUOTA_BACKUPS,
@@ -10,6 +11,12 @@ import {
   DEFAULT_QUOTA_PODS,
   DEFAULT_QUOTA_SERVERLESS_INDEXES,
   DEFAULT_RESPONSE_CAP_BYTES,
+  DEFAULT_MIN_FREE_BYTES,
+  DEFAULT_DISK_RESERVE_BYTES,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS,
 } from './limits.js';
 
 export interface CloudRegion {
@@ -35,6 +42,18 @@ export interface Config {
   responseCapBytes: number;
   /** How long a configure change shows its transitional state (ScalingUp…) before Ready. */
   scalingDelayMs: number;
+  /** Writes that grow storage are refused (507) while less than this is free on the data volume. */
+  minFreeBytes: number;
+  /** Size of the disk reserve file released when the volume fills up; 0 disables it. */
+  diskReserveBytes: number;
+  /** A client must send its request headers within this time (slowloris). */
+  headersTimeoutMs: number;
+  /** A client must send its whole request (headers and body) within this time. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this time. */
+  keepAliveTimeoutMs: number;
+  /** Connections beyond this many are closed at once. */
+  maxConnections: number;
   /**
    * Local development mode (like Pinecone Local): any Api-Key value is accepted as the
    * default project's key. Only allowed on a loopback address.
@@ -42,6 +61,11 @@ export interface Config {
   dev: boolean;
   /** The data directory is a fresh temporary one, removed at exit (dev mode without a data dir). */
   ephemeralDataDir: boolean;
+  /**
+   * The only directory bulk imports may read (its real path, symlinks resolved). Unset:
+   * imports are refused, so an API key can never make the server read its own files.
+   */
+  importRoot?: string;
 }
 
 const DEFAULT_REGIONS =
@@ -77,7 +101,14 @@ export const SETTINGS = {
   quotaBackups: ['CONIFER_QUOTA_BACKUPS', 'quota-backups'],
   responseCapBytes: ['CONIFER_MAX_RESPONSE_BYTES', 'max-response-bytes'],
   scalingDelayMs: ['CONIFER_SCALING_DELAY_MS', 'scaling-delay-ms'],
+  minFreeBytes: ['CONIFER_MIN_FREE_BYTES', 'min-free-bytes'],
+  diskReserveBytes: ['CONIFER_DISK_RESERVE_BYTES', 'disk-reserve-bytes'],
+  headersTimeoutMs: ['CONIFER_HEADERS_TIMEOUT_MS', 'headers-timeout-ms'],
+  requestTimeoutMs: ['CONIFER_REQUEST_TIMEOUT_MS', 'request-timeout-ms'],
+  keepAliveTimeoutMs: ['CONIFER_KEEP_ALIVE_TIMEOUT_MS', 'keep-alive-timeout-ms'],
+  maxConnections: ['CONIFER_MAX_CONNECTIONS', 'max-connections'],
   dev: ['CONIFER_DEV', 'dev'],
+  importRoot: ['CONIFER_IMPORT_ROOT', 'import-root'],
 } as const satisfies Record<Exclude<keyof Config, 'ephemeralDataDir'>, readonly [string, string]>;
 
 /** Settings that are switches: `--dev` takes no value; the variable is 1/true or 0/false. */
@@ -110,6 +141,14 @@ export function loadConfig(
       `CONIFER_PUBLIC_URL (--public-url) must start with http:// or https:// and name a host, got ${JSON.stringify(publicUrl)}`,
     );
   }
+  const headersTimeoutMs = int('headersTimeoutMs', DEFAULT_HEADERS_TIMEOUT_MS, 100);
+  const requestTimeoutMs = int('requestTimeoutMs', DEFAULT_REQUEST_TIMEOUT_MS, 100);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    // The headers are part of the request: Node refuses a header timeout beyond the request's.
+    throw new ConfigError(
+      `CONIFER_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed CONIFER_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
+  }
   const host = get('host') ?? '127.0.0.1';
   const dev = bool(get('dev'), 'dev');
   if (dev && !isLoopback(host)) {
@@ -138,8 +177,15 @@ export function loadConfig(
     quotaBackups: int('quotaBackups', DEFAULT_QUOTA_BACKUPS, 0),
     responseCapBytes: int('responseCapBytes', DEFAULT_RESPONSE_CAP_BYTES, 1024),
     scalingDelayMs: int('scalingDelayMs', 0, 0),
+    minFreeBytes: int('minFreeBytes', DEFAULT_MIN_FREE_BYTES, 0),
+    diskReserveBytes: int('diskReserveBytes', DEFAULT_DISK_RESERVE_BYTES, 0),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: int('keepAliveTimeoutMs', DEFAULT_KEEP_ALIVE_TIMEOUT_MS, 100),
+    maxConnections: int('maxConnections', DEFAULT_MAX_CONNECTIONS, 1),
     dev,
     ephemeralDataDir,
+    importRoot: importRootOf(get('importRoot')),
   };
 }
 
@@ -155,6 +201,21 @@ function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
   if (isIP(host) === 4) return host.startsWith('127.');
   return host === '::1' || host === '[::1]';
+}
+
+/** The import root as a real path; it must be an existing directory. */
+function importRootOf(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let real: string;
+  try {
+    real = realpathSync(resolve(raw));
+  } catch {
+    throw new ConfigError(`CONIFER_IMPORT_ROOT (--import-root) must be an existing directory, got ${JSON.stringify(raw)}`);
+  }
+  if (!statSync(real).isDirectory()) {
+    throw new ConfigError(`CONIFER_IMPORT_ROOT (--import-root) must be a directory, got ${JSON.stringify(raw)}`);
+  }
+  return real;
 }
 
 function splitList(raw: string): string[] {

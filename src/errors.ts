@@ -12,7 +12,9 @@ export type ErrorCode =
   | 'FAILED_PRECONDITION'
   | 'UNPROCESSABLE_ENTITY'
   | 'PAYLOAD_TOO_LARGE'
+  | 'UNIMPLEMENTED'
   | 'UNAVAILABLE'
+  | 'INSUFFICIENT_STORAGE'
   | 'UNKNOWN';
 
 const STATUS: Record<ErrorCode, number> = {
@@ -25,7 +27,10 @@ const STATUS: Record<ErrorCode, number> = {
   FAILED_PRECONDITION: 412,
   UNPROCESSABLE_ENTITY: 422,
   PAYLOAD_TOO_LARGE: 413,
+  /** A Pinecone feature Conifer does not offer (src/server/routes/unimplemented.ts). */
+  UNIMPLEMENTED: 501,
   UNAVAILABLE: 503,
+  INSUFFICIENT_STORAGE: 507,
   UNKNOWN: 500,
 };
 
@@ -53,13 +58,63 @@ export const unauthenticated = (message: string): ApiError => new ApiError('UNAU
 export const unavailable = (message: string, retryAfter: number): ApiError =>
   new ApiError('UNAVAILABLE', message, retryAfter);
 
-/** Renders a value for an error message: short, JSON-ish, never huge. */
+/** 507: the write cannot be stored because the data directory's volume is (nearly) full. */
+export const insufficientStorage = (message: string): ApiError => new ApiError('INSUFFICIENT_STORAGE', message);
+
+/**
+ * True for the errors a full volume produces: SQLite's SQLITE_FULL (better-sqlite3 puts
+ * the extended code in `code`), and the file system's ENOSPC (no space) and EDQUOT
+ * (quota exceeded). Errors that crossed a worker boundary keep their `code` (see
+ * snapshot-copy.ts), so one test covers every path.
+ */
+export function isStorageFull(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+/** Longest quote of client input in an error message; the message stays small whatever was sent. */
+const SHOW_MAX_CHARS = 80;
+/** Containers deeper than this are elided ("[...]"), so a 10,000-deep value costs nothing to describe. */
+const SHOW_MAX_DEPTH = 3;
+
+/**
+ * Describes a client value for an error message, briefly and safely: scalars as JSON
+ * ("abc" quoted, 1.5), containers as their type and a truncated JSON prefix
+ * (`array [[[...]]]`). It never walks more than SHOW_MAX_DEPTH levels nor builds more
+ * than SHOW_MAX_CHARS characters, so hostile input (huge strings, arrays nested
+ * 10,000 deep) cannot overflow the stack or bloat the response while an error is built.
+ */
 export function show(value: unknown): string {
-  let text: string;
-  try {
-    text = typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value));
-  } catch {
-    text = String(value);
+  const kind = Array.isArray(value) ? 'array ' : value !== null && typeof value === 'object' ? 'object ' : '';
+  return kind + clip(brief(value, SHOW_MAX_DEPTH, SHOW_MAX_CHARS + 1), SHOW_MAX_CHARS);
+}
+
+/** Cuts text (a path, a key, a URL) to at most `max` characters for an error message. */
+export function clip(text: string, max = SHOW_MAX_CHARS): string {
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
+}
+
+/** JSON-like rendering of `v` that stops after about `budget` characters and `depth` levels. */
+function brief(v: unknown, depth: number, budget: number): string {
+  if (typeof v === 'string') return JSON.stringify(v.length > budget ? v.slice(0, budget) : v);
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  if (v === null) return 'null';
+  if (typeof v !== 'object') return typeof v;
+  if (Array.isArray(v)) {
+    if (depth === 0) return '[...]';
+    let out = '[';
+    for (let i = 0; i < v.length; i++) {
+      if (out.length >= budget) return `${out}...`;
+      out += (i > 0 ? ',' : '') + brief(v[i], depth - 1, budget - out.length);
+    }
+    return `${out}]`;
   }
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  if (depth === 0) return '{...}';
+  let out = '{';
+  for (const key of Object.keys(v)) {
+    if (out.length >= budget) return `${out}...`;
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(clip(key, budget))}:`;
+    out += brief((v as Record<string, unknown>)[key], depth - 1, budget - out.length);
+  }
+  return `${out}}`;
 }

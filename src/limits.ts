@@ -22,6 +22,36 @@ export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 export const MAX_PARAM_LENGTH = 1600;
 export const MAX_HEADER_BYTES = 1024 * 1024;
 export const DEFAULT_RESPONSE_CAP_BYTES = 4 * 1024 * 1024;
+/**
+ * An answer given before the body was read (413, 401, 404) waits until the rest of the body
+ * has been read and discarded, so the client sees the answer instead of a closed socket: up
+ * to DRAIN_MAX_BYTES more, while bytes keep coming (at most DRAIN_IDLE_MS between two
+ * chunks) and for at most DRAIN_MAX_MS in all. Past any bound the answer goes out and the
+ * connection is closed (src/server/body-drain.ts).
+ */
+export const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+export const DRAIN_IDLE_MS = 10_000;
+export const DRAIN_MAX_MS = 120_000;
+
+/**
+ * Slow and idle clients (issue 11). Headers arrive in one packet from any real client, so
+ * 10 s is generous; a whole request may take 2 minutes, enough for a 2 MiB body at about
+ * 140 kbit/s; an idle keep-alive connection stays 30 s (clients' pools reuse within
+ * seconds). 512 connections is far beyond what one process serves usefully at once, and
+ * far below a typical file-descriptor limit.
+ */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_CONNECTIONS = 512;
+
+/**
+ * Full volume (issue 11, catalog/disk-space.ts): new data is refused below 64 MiB free,
+ * which leaves room for deletes, WAL checkpoints and the catalog; the 16 MiB reserve file
+ * is what a restart and deletes fall back on when something else fills the headroom.
+ */
+export const DEFAULT_MIN_FREE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_DISK_RESERVE_BYTES = 16 * 1024 * 1024;
 
 /** Project quotas: finite by default, raised by configuration. */
 export const DEFAULT_QUOTA_SERVERLESS_INDEXES = 100;
@@ -50,6 +80,9 @@ export const LIST_LIMIT_MAX = 100;
 export const LIST_LIMIT_DEFAULT = 100;
 export const FETCH_BY_METADATA_LIMIT_MAX = 10_000;
 export const FETCH_BY_METADATA_LIMIT_DEFAULT = 100;
+/** GET /bulk/imports `limit` (Pinecone: 1-100, default 100). */
+export const IMPORT_LIST_LIMIT_MAX = 100;
+export const IMPORT_LIST_LIMIT_DEFAULT = 100;
 
 /**
  * Records one pod holds, per base pod type at size x1 (Pinecone's published guidance for

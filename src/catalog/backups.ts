@@ -1,6 +1,7 @@
 // Backup rows and restore jobs. Both list newest first by `seq`, which never changes,
 // so keyset page tokens hold the last seq seen.
 import type { Db } from './database.js';
+import { nowIso } from './ids.js';
 import type { MetadataSchema, Metric, VectorType } from './indexes.js';
 
 export type BackupStatus = 'Initializing' | 'Ready' | 'Failed';
@@ -41,6 +42,8 @@ export interface RestoreJobRow {
   percentComplete: number;
   createdAt: string;
   completedAt: string | null;
+  /** Why a Failed job failed; null otherwise. */
+  error: string | null;
 }
 
 interface BackupSql {
@@ -77,6 +80,7 @@ interface RestoreSql {
   percent_complete: number;
   created_at: string;
   completed_at: string | null;
+  error: string | null;
 }
 
 const backupFromSql = (r: BackupSql): BackupRow => ({
@@ -113,6 +117,7 @@ const restoreFromSql = (r: RestoreSql): RestoreJobRow => ({
   percentComplete: r.percent_complete,
   createdAt: r.created_at,
   completedAt: r.completed_at,
+  error: r.error,
 });
 
 /** Keyset page: rows with seq below `before` (all when undefined), newest first. */
@@ -228,17 +233,37 @@ export class Backups {
     const info = this.db
       .prepare(
         `INSERT INTO restore_jobs (id, project_id, source_kind, source_id, target_index_id, target_index_name,
-           status, percent_complete, created_at, completed_at)
+           status, percent_complete, created_at, completed_at, error)
          VALUES (@id, @projectId, @sourceKind, @sourceId, @targetIndexId, @targetIndexName,
-           @status, @percentComplete, @createdAt, @completedAt)`,
+           @status, @percentComplete, @createdAt, @completedAt, @error)`,
       )
       .run(j);
     return { ...j, seq: Number(info.lastInsertRowid) };
   }
 
-  updateRestore(id: string, status: RestoreStatus, percentComplete: number, completedAt: string | null): void {
+  /** Progress of a job still Pending; a job that already ended keeps its state. */
+  restoreProgress(id: string, percentComplete: number): void {
     this.db
-      .prepare('UPDATE restore_jobs SET status = ?, percent_complete = ?, completed_at = ? WHERE id = ?')
-      .run(status, percentComplete, completedAt, id);
+      .prepare("UPDATE restore_jobs SET percent_complete = ? WHERE id = ? AND status = 'Pending'")
+      .run(percentComplete, id);
+  }
+
+  /** Ends a Pending job (Completed, or Failed with why); a job that already ended is kept. */
+  finishRestore(id: string, status: 'Completed' | 'Failed', error: string | null = null): void {
+    this.db
+      .prepare(
+        `UPDATE restore_jobs SET status = ?, error = ?, completed_at = ?,
+           percent_complete = CASE WHEN ? = 'Completed' THEN 100 ELSE percent_complete END
+         WHERE id = ? AND status = 'Pending'`,
+      )
+      .run(status, error, nowIso(), status, id);
+  }
+
+  /** The Pending restore jobs that fill an index. */
+  pendingRestoresInto(indexId: string): RestoreJobRow[] {
+    return this.db
+      .prepare<[string], RestoreSql>("SELECT * FROM restore_jobs WHERE target_index_id = ? AND status = 'Pending'")
+      .all(indexId)
+      .map(restoreFromSql);
   }
 }

@@ -3,6 +3,7 @@ import type { Db } from './database.js';
 import { openCatalogDb } from './database.js';
 import { Backups } from './backups.js';
 import { Collections } from './collections.js';
+import { Imports } from './imports.js';
 import { Indexes } from './indexes.js';
 import { Jobs } from './jobs.js';
 import { Projects } from './projects.js';
@@ -13,6 +14,7 @@ export class Catalog {
   readonly jobs: Jobs;
   readonly collections: Collections;
   readonly backups: Backups;
+  readonly imports: Imports;
 
   private constructor(private readonly db: Db) {
     this.projects = new Projects(db);
@@ -20,6 +22,7 @@ export class Catalog {
     this.jobs = new Jobs(db);
     this.collections = new Collections(db);
     this.backups = new Backups(db);
+    this.imports = new Imports(db);
   }
 
   static open(dataDir: string): Catalog {

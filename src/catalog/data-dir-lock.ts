@@ -1,6 +1,9 @@
 // The data-directory lock: one server process per data directory. It is an exclusive
 // SQLite lock on `conifer.lock` (a POSIX advisory lock underneath), so the kernel
 // releases it when the holder dies, even by SIGKILL — no stale lock files to clean up.
+// Taking it writes nothing: under locking_mode=EXCLUSIVE, an empty BEGIN EXCLUSIVE ...
+// COMMIT acquires the exclusive lock and keeps it until the connection closes. So a
+// restart on a full volume still gets its lock (the file exists from the first start).
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { lockFile } from './paths.js';
@@ -17,11 +20,7 @@ export class DataDirLock {
     try {
       db.pragma('busy_timeout = 0');
       db.pragma('locking_mode = EXCLUSIVE');
-      // The first write under EXCLUSIVE locking mode takes the lock and keeps it until close.
-      db.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER, since TEXT)');
       db.exec('BEGIN EXCLUSIVE');
-      db.prepare('DELETE FROM holder').run();
-      db.prepare('INSERT INTO holder VALUES (?, ?)').run(process.pid, new Date().toISOString());
       db.exec('COMMIT');
     } catch (err) {
       db.close();

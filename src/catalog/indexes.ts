@@ -67,6 +67,8 @@ export interface IndexRow {
   spec: IndexSpec;
   state: IndexState;
   createdAt: string;
+  /** The backup the index was restored from, if any (read from its restore job). */
+  sourceBackupId?: string;
 }
 
 interface SqlRow {
@@ -84,7 +86,18 @@ interface SqlRow {
   created_at: string;
 }
 
-const fromSql = (r: SqlRow): IndexRow => ({
+/** Read only: the restore job that filled an index names its source backup. */
+interface SelectedRow extends SqlRow {
+  source_backup_id: string | null;
+}
+
+// Every read of an index row, with the id of the backup it was restored from. A restore
+// job row is never deleted, so it is the durable record of where an index came from.
+const SELECT = `SELECT i.*, (SELECT r.source_id FROM restore_jobs r
+    WHERE r.target_index_id = i.id AND r.source_kind = 'backup' LIMIT 1) AS source_backup_id
+  FROM indexes i`;
+
+const fromSql = (r: SelectedRow): IndexRow => ({
   id: r.id,
   projectId: r.project_id,
   name: r.name,
@@ -97,6 +110,7 @@ const fromSql = (r: SqlRow): IndexRow => ({
   spec: JSON.parse(r.spec) as IndexSpec,
   state: r.state as IndexState,
   createdAt: r.created_at,
+  ...(r.source_backup_id !== null ? { sourceBackupId: r.source_backup_id } : {}),
 });
 
 const toSql = (i: IndexRow): SqlRow => ({
@@ -125,11 +139,11 @@ export class Indexes {
   private readonly deleteStmt;
 
   constructor(db: Db) {
-    this.byName = db.prepare<[string, string], SqlRow>('SELECT * FROM indexes WHERE project_id = ? AND name = ?');
-    this.byHost = db.prepare<[string, string], SqlRow>('SELECT * FROM indexes WHERE project_id = ? AND host_id = ?');
-    this.byId = db.prepare<[string], SqlRow>('SELECT * FROM indexes WHERE id = ?');
-    this.listStmt = db.prepare<[string], SqlRow>('SELECT * FROM indexes WHERE project_id = ? ORDER BY name');
-    this.listAllStmt = db.prepare<[], SqlRow>('SELECT * FROM indexes ORDER BY created_at');
+    this.byName = db.prepare<[string, string], SelectedRow>(`${SELECT} WHERE i.project_id = ? AND i.name = ?`);
+    this.byHost = db.prepare<[string, string], SelectedRow>(`${SELECT} WHERE i.project_id = ? AND i.host_id = ?`);
+    this.byId = db.prepare<[string], SelectedRow>(`${SELECT} WHERE i.id = ?`);
+    this.listStmt = db.prepare<[string], SelectedRow>(`${SELECT} WHERE i.project_id = ? ORDER BY i.name`);
+    this.listAllStmt = db.prepare<[], SelectedRow>(`${SELECT} ORDER BY i.created_at`);
     this.insertStmt = db.prepare(
       `INSERT INTO indexes (id, project_id, name, host_id, dimension, metric, vector_type,
          deletion_protection, tags, spec, state, created_at)

@@ -104,4 +104,37 @@ export const MIGRATIONS: readonly string[] = [
     completed_at TEXT
   );
   `,
+  `
+  -- Bulk imports (Pinecone's /bulk/imports) into one index from a local Parquet
+  -- directory. seq is the import id on the wire ("101") and the key of list pages.
+  -- The cursor (file_index, row_in_file) is the first row not yet known to be committed;
+  -- it advances after each committed batch, so a restart resumes there (a batch whose
+  -- commit raced the crash is written again: imports upsert, so that is harmless).
+  CREATE TABLE bulk_imports (
+    seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+    index_id         TEXT NOT NULL,
+    uri              TEXT NOT NULL,
+    source_dir       TEXT NOT NULL,
+    -- Names, sizes and modification times of the source files when the import started;
+    -- a resumed import refuses a source that changed meanwhile.
+    source_fingerprint TEXT,
+    on_error         TEXT NOT NULL CHECK (on_error IN ('abort', 'continue')),
+    status           TEXT NOT NULL,
+    cancel_requested INTEGER NOT NULL DEFAULT 0,
+    total_rows       INTEGER NOT NULL DEFAULT 0,
+    rows_done        INTEGER NOT NULL DEFAULT 0,
+    records_imported INTEGER NOT NULL DEFAULT 0,
+    records_failed   INTEGER NOT NULL DEFAULT 0,
+    file_index       INTEGER NOT NULL DEFAULT 0,
+    row_in_file      INTEGER NOT NULL DEFAULT 0,
+    error            TEXT,
+    created_at       TEXT NOT NULL,
+    finished_at      TEXT
+  );
+  CREATE INDEX bulk_imports_by_index ON bulk_imports (index_id, seq);
+  `,
+  `
+  -- Why a restore job failed (for example: its target index was deleted while it ran).
+  ALTER TABLE restore_jobs ADD COLUMN error TEXT;
+  `,
 ];

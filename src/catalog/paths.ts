@@ -8,3 +8,5 @@ export const indexesDir = (dataDir: string): string => join(dataDir, 'indexes');
 export const indexDir = (dataDir: string, indexId: string): string => join(dataDir, 'indexes', indexId);
 export const collectionDir = (dataDir: string, id: string): string => join(dataDir, 'collections', id);
 export const backupDir = (dataDir: string, id: string): string => join(dataDir, 'backups', id);
+/** Zeros held in reserve for a full volume (catalog/disk-space.ts). */
+export const reserveFile = (dataDir: string): string => join(dataDir, 'disk-reserve');

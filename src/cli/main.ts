@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 import { DataDirLockedError } from '../catalog/data-dir-lock.js';
 import { BOOLEAN_SETTINGS, ConfigError, SETTINGS, loadConfig } from '../config.js';
 import { UsageError, keysCommand, projectsCommand } from './admin.js';
+import { exportCommand } from './export.js';
+import { importCommand } from './import.js';
 import { start } from './start.js';
 
 const USAGE = `usage:
@@ -11,6 +13,8 @@ const USAGE = `usage:
   conifer projects create NAME | list | suspend NAME | resume NAME   [--data-dir DIR]
   conifer keys create|list --project NAME [--name LABEL]             [--data-dir DIR]
   conifer keys revoke KEY_ID --project NAME                          [--data-dir DIR]
+  conifer export --index NAME [--namespace NS] --out DIR [--project NAME] [--data-dir DIR]
+  conifer import --index NAME DIR [--url URL] [--api-key KEY] [--on-error abort|continue]
 Every setting can also come from the environment (CONIFER_DATA_DIR, CONIFER_PORT, ...).`;
 
 async function main(argv: string[]): Promise<void> {
@@ -23,7 +27,17 @@ async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { ...settingFlags, project: { type: 'string' }, name: { type: 'string' }, help: { type: 'boolean' } },
+    options: {
+      ...settingFlags,
+      project: { type: 'string' },
+      name: { type: 'string' },
+      help: { type: 'boolean' },
+      index: { type: 'string' },
+      namespace: { type: 'string' },
+      out: { type: 'string' },
+      url: { type: 'string' },
+      'on-error': { type: 'string' },
+    },
   });
   const [command, ...rest] = positionals;
   if (values.help || !command) {
@@ -48,6 +62,19 @@ async function main(argv: string[]): Promise<void> {
       return;
     case 'keys':
       print(keysCommand(config, rest, { project: values.project as string | undefined, name: values.name as string | undefined }));
+      return;
+    case 'export':
+      print(await exportCommand(config, { index: values.index, namespace: values.namespace, out: values.out, project: values.project }));
+      return;
+    case 'import':
+      print(
+        await importCommand(config, {
+          index: values.index,
+          dir: rest[0],
+          url: values.url ?? process.env.CONIFER_URL,
+          onError: values['on-error'],
+        }),
+      );
       return;
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}\n${USAGE}`);

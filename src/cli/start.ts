@@ -6,6 +6,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { Catalog } from '../catalog/catalog.js';
 import { DataDirLock } from '../catalog/data-dir-lock.js';
+import { DiskSpace } from '../catalog/disk-space.js';
 import { initialKeyFile } from '../catalog/paths.js';
 import { newApiKeySecret } from '../catalog/ids.js';
 import { DEFAULT_PROJECT } from '../catalog/projects.js';
@@ -16,6 +17,8 @@ import { CollectionService } from '../control/collection-service.js';
 import { JobRunner } from '../control/job-runner.js';
 import { RestoreRunner } from '../control/restore-runner.js';
 import { Copies } from '../data/copies.js';
+import { ImportRunner } from '../data/import-runner.js';
+import { ImportService } from '../data/import-service.js';
 import { IndexRegistry } from '../data/index-registry.js';
 import { VectorService } from '../data/vector-service.js';
 import { EngineClient } from '../engine/engine-client.js';
@@ -33,6 +36,13 @@ export async function start(config: Config): Promise<void> {
 async function serve(config: Config): Promise<void> {
   const log = pino({ level: config.logLevel });
   const lock = DataDirLock.acquire(config.dataDir);
+  // Before the catalog opens: on a full volume the reserve makes room for its -wal/-shm.
+  const disk = new DiskSpace(
+    config.dataDir,
+    { minFreeBytes: config.minFreeBytes, reserveBytes: config.diskReserveBytes },
+    log,
+  );
+  disk.prepare();
   const catalog = Catalog.open(config.dataDir);
   const generatedKey = ensureDefaultProject(catalog, config);
   if (generatedKey) {
@@ -76,7 +86,9 @@ async function serve(config: Config): Promise<void> {
   const collections = new CollectionService(config, catalog, copies, runner, log);
   const backups = new BackupService(config, catalog, indexes, copies, restorer, runner, log);
   const vectors = new VectorService(registry);
-  const app = buildApp({ config, catalog, indexes, collections, backups, vectors, isReady: () => ready && engine.searchable }, log);
+  const importRunner = new ImportRunner(catalog, vectors, config.importRoot, log);
+  const imports = new ImportService(catalog, importRunner, config.importRoot);
+  const app = buildApp({ config, catalog, disk, indexes, collections, backups, vectors, imports, isReady: () => ready && engine.searchable }, log);
 
   const address = await app.listen({ host: config.host, port: config.port });
   process.stdout.write(`Conifer listening on ${address} (data directory ${config.dataDir})\n`);
@@ -89,6 +101,7 @@ async function serve(config: Config): Promise<void> {
     app.log.info({ signal }, 'shutting down');
     await app.close(); // stops accepting; in-flight requests finish
     await runner.stop(); // background work stops at a safe point
+    await importRunner.stop(); // at a batch boundary; resumes at the next start
     registry.close();
     await engine.stop();
     catalog.close();
@@ -101,13 +114,26 @@ async function serve(config: Config): Promise<void> {
 
   // Recovery while listening: unfinished jobs first (a deleted index's files must not be
   // loaded), then every index into the engine. Until then /ready answers 503.
-  collections.failInterrupted();
-  backups.failInterrupted();
+  // On a full volume the catalog writes of recovery can fail; the server still serves
+  // reads and deletes, and the next start repeats what did not happen.
+  bestEffort(log, 'marking interrupted copies Failed', () => {
+    collections.failInterrupted();
+    backups.failInterrupted();
+  });
   await runner.start();
   await registry.recover(catalog.indexes.listAll().filter((i) => i.state !== 'Initializing'));
-  restorer.resume();
+  bestEffort(log, 'resuming restores', () => restorer.resume());
+  importRunner.start(); // queued and interrupted imports, now that every index is loaded
   ready = true;
   log.info('ready');
+}
+
+function bestEffort(log: { error(obj: object, msg: string): void }, what: string, step: () => void): void {
+  try {
+    step();
+  } catch (err) {
+    log.error({ err }, `${what} failed; will be retried at the next start`);
+  }
 }
 
 function removeEphemeralDataDir(config: Config): void {

@@ -88,17 +88,27 @@ export class BackupService {
     }
     // The counts are those of the pinned snapshot: known before the copy completes.
     this.catalog.backups.setCounts(row.id, pinned.records, pinned.namespaces);
-    copy.done.then(
-      (result) => {
-        if (this.catalog.backups.getById(row.id)?.status !== 'Initializing') return;
-        this.catalog.backups.finish(row.id, 'Ready', result.bytes);
-        this.log.info({ backup: row.id, records: result.records, bytes: result.bytes }, 'backup ready');
-      },
-      (err: unknown) => {
-        this.log.error({ err, backup: row.id }, 'backup copy failed');
-        if (this.catalog.backups.getById(row.id)?.status === 'Initializing') this.catalog.backups.finish(row.id, 'Failed', 0);
-      },
-    );
+    copy.done
+      .then(
+        (result) => {
+          if (this.catalog.backups.getById(row.id)?.status !== 'Initializing') return;
+          this.catalog.backups.finish(row.id, 'Ready', result.bytes);
+          this.log.info({ backup: row.id, records: result.records, bytes: result.bytes }, 'backup ready');
+        },
+        (err: unknown) => {
+          this.log.error({ err, backup: row.id }, 'backup copy failed');
+          if (this.catalog.backups.getById(row.id)?.status !== 'Initializing') return;
+          // A partial copy (a full disk, typically) only takes space: remove its files now.
+          this.catalog.transaction(() => {
+            this.catalog.backups.finish(row.id, 'Failed', 0);
+            this.catalog.jobs.add('remove-backup-files', row.id, {});
+          });
+          this.jobs.nudge();
+        },
+      )
+      // The catalog could not record the outcome (a full disk): the row stays Initializing
+      // and the next start marks it Failed (failInterrupted).
+      .catch((err: unknown) => this.log.error({ err, backup: row.id }, 'recording the backup outcome failed'));
     return { ...row, recordCount: pinned.records, namespaceCount: pinned.namespaces };
   }
 

@@ -6,7 +6,7 @@ import { newId, nowIso } from '../catalog/ids.js';
 import { isPodSpec, type IndexRow } from '../catalog/indexes.js';
 import type { Project } from '../catalog/projects.js';
 import type { Config } from '../config.js';
-import { conflict, failedPrecondition, forbidden, invalid, notFound } from '../errors.js';
+import { conflict, failedPrecondition, forbidden, invalid, notFound, show } from '../errors.js';
 import type { JobScheduler } from './index-service.js';
 import { requireActive } from './index-service.js';
 import { checkName } from './index-rules.js';
@@ -62,7 +62,7 @@ export class CollectionService {
       if (this.catalog.collections.get(project.id, name)) throw conflict(`Resource already exists: collection ${name}.`);
       const index = this.catalog.indexes.get(project.id, body.source);
       if (!index) {
-        const message = `source ${JSON.stringify(body.source)} is not an index of this project`;
+        const message = `source ${show(body.source)} is not an index of this project`;
         throw sourceMissingIs404 ? notFound(message) : invalid(message);
       }
       if (!isPodSpec(index.spec)) {
@@ -102,20 +102,28 @@ export class CollectionService {
       this.catalog.collections.delete(row.row.id);
       throw err;
     }
-    copy.done.then(
-      (result) => {
-        const current = this.catalog.collections.getById(row.row.id);
-        if (current?.status !== 'Initializing') return; // deleted meanwhile
-        this.catalog.collections.update(row.row.id, { status: 'Ready', size: result.bytes, vectorCount: result.records });
-        this.log.info({ collection: name, records: result.records, bytes: result.bytes }, 'collection ready');
-      },
-      (err: unknown) => {
-        this.log.error({ err, collection: name }, 'collection copy failed');
-        if (this.catalog.collections.getById(row.row.id)?.status === 'Initializing') {
-          this.catalog.collections.update(row.row.id, { status: 'Failed' });
-        }
-      },
-    );
+    copy.done
+      .then(
+        (result) => {
+          const current = this.catalog.collections.getById(row.row.id);
+          if (current?.status !== 'Initializing') return; // deleted meanwhile
+          this.catalog.collections.update(row.row.id, { status: 'Ready', size: result.bytes, vectorCount: result.records });
+          this.log.info({ collection: name, records: result.records, bytes: result.bytes }, 'collection ready');
+        },
+        (err: unknown) => {
+          this.log.error({ err, collection: name }, 'collection copy failed');
+          if (this.catalog.collections.getById(row.row.id)?.status !== 'Initializing') return;
+          // A partial copy (a full disk, typically) only takes space: remove its files now.
+          this.catalog.transaction(() => {
+            this.catalog.collections.update(row.row.id, { status: 'Failed' });
+            this.catalog.jobs.add('remove-collection-files', row.row.id, {});
+          });
+          this.jobs.nudge();
+        },
+      )
+      // The catalog could not record the outcome (a full disk): the row stays Initializing
+      // and the next start marks it Failed (failInterrupted).
+      .catch((err: unknown) => this.log.error({ err, collection: name }, 'recording the collection outcome failed'));
     return row.row;
   }
 

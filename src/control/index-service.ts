@@ -28,10 +28,17 @@ import {
 import { checkPodQuota, checkServerlessQuota, podsUsed } from './quotas.js';
 import type { RestoreRunner } from './restore-runner.js';
 
+/** Whether an index's data plane can serve (see IndexStorage.loadState). */
+export type LoadState = 'loaded' | 'loading' | 'failed';
+
 /** What the index service needs of index storage (implemented by the data plane). */
 export interface IndexStorage {
-  /** Creates the empty storage of a new index. */
+  /** Creates the empty storage of a new index; throws (nothing kept) when it cannot be stored. */
   create(index: IndexRow): void;
+  /** Forgets and removes the storage of an index whose catalog row was never committed. */
+  discard(indexId: string): void;
+  /** 'loading' while the engine loads an index (after a restart); 'failed' if it could not. */
+  loadState(index: IndexRow): LoadState;
 }
 
 export interface JobScheduler {
@@ -48,14 +55,33 @@ export class IndexService {
     private readonly restorer: RestoreRunner,
   ) {}
 
+  /** The indexes of a project as callers see them (state as the data plane serves). */
   list(project: Project): IndexRow[] {
-    return this.catalog.indexes.list(project.id);
+    return this.catalog.indexes.list(project.id).map((i) => this.asServed(i));
   }
 
+  /** One index as callers see it (state as the data plane serves); 404 when unknown. */
   describe(project: Project, name: string): IndexRow {
+    return this.asServed(this.row(project, name));
+  }
+
+  /** The catalog row, for changes: its state is the stored one. */
+  private row(project: Project, name: string): IndexRow {
     const index = this.catalog.indexes.get(project.id, name);
     if (!index) throw notFound(`Index ${name} not found.`);
     return index;
+  }
+
+  /**
+   * The record must say what the data plane does (decision 10): an index whose storage
+   * is still loading (after a restart) is Initializing, not ready; one whose load failed
+   * is InitializationFailed. Stored states that already say "not ready" are kept.
+   */
+  private asServed(index: IndexRow): IndexRow {
+    if (index.state === 'Initializing' || index.state === 'InitializationFailed') return index;
+    const load = this.storage.loadState(index);
+    if (load === 'loaded') return index;
+    return { ...index, state: load === 'loading' ? 'Initializing' : 'InitializationFailed' };
   }
 
   create(project: Project, body: CreateIndexBody): IndexRow {
@@ -86,15 +112,24 @@ export class IndexService {
       state: source ? 'Initializing' : 'Ready',
       createdAt: nowIso(),
     };
-    const restore = this.catalog.transaction(() => {
-      this.insertChecked(project, index);
-      if (!source) {
-        // Last, so a failure here rolls the catalog row back with it.
-        this.storage.create(index);
-        return undefined;
-      }
-      return this.restorer.record(project, 'collection', source.id, index);
-    });
+    let stored = false;
+    let restore;
+    try {
+      restore = this.catalog.transaction(() => {
+        this.insertChecked(project, index);
+        if (!source) {
+          // Last, so a failure here rolls the catalog row back with it.
+          this.storage.create(index);
+          stored = true;
+          return undefined;
+        }
+        return this.restorer.record(project, 'collection', source.id, index);
+      });
+    } catch (err) {
+      // The commit itself failed (a full disk): the storage made for it belongs to nothing.
+      if (stored) this.storage.discard(index.id);
+      throw err;
+    }
     if (restore) this.restorer.start(restore, index);
     return index;
   }
@@ -144,7 +179,7 @@ export class IndexService {
     if (body.spec?.byoc !== undefined) throw invalid('spec.byoc is not supported by Conifer');
 
     const updated = this.catalog.transaction(() => {
-      const current = this.describe(project, name);
+      const current = this.row(project, name);
       const next: IndexRow = structuredClone(current);
       let transition: IndexState | undefined;
       if (body.spec?.pod !== undefined) {
@@ -172,12 +207,12 @@ export class IndexService {
       return next;
     });
     if (updated.state !== 'Ready') this.jobs.nudge();
-    return updated;
+    return this.asServed(updated);
   }
 
   delete(project: Project, name: string): void {
-    this.catalog.transaction(() => {
-      const index = this.describe(project, name);
+    const deleted = this.catalog.transaction(() => {
+      const index = this.row(project, name);
       const pending = this.catalog.collections.pendingFrom(index.id);
       if (pending.length > 0) {
         throw failedPrecondition(
@@ -191,15 +226,19 @@ export class IndexService {
             '(PATCH deletion_protection "disabled") before retrying.',
         );
       }
+      this.restorer.failForDeletedIndex(index);
       this.catalog.indexes.delete(index.id);
       this.catalog.jobs.cancel(index.id, 'finish-scaling');
       this.catalog.jobs.add('remove-index-files', index.id, {});
+      return index;
     });
+    this.restorer.cancel(deleted.id);
     this.jobs.nudge();
   }
 
   private checkSpec(spec: CreateIndexBody['spec']): IndexSpec {
-    const kinds = Object.keys(spec).filter((k) => (spec as Record<string, unknown>)[k] !== undefined);
+    // Unknown keys are ignored (decision 4); only the deployment kinds count.
+    const kinds = (['serverless', 'pod', 'byoc'] as const).filter((k) => spec[k] !== undefined);
     if (kinds.length !== 1) {
       throw invalid(`spec must have exactly one of "serverless" or "pod", got ${kinds.length === 0 ? 'none' : kinds.join(' and ')}`);
     }

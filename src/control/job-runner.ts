@@ -5,11 +5,16 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { Job } from '../catalog/jobs.js';
 import type { JobScheduler } from './index-service.js';
 
+/**
+ * The removals answer false, without removing anything, while a copy still uses the
+ * files (for example a cancelled restore that has not stopped yet): the job is then run
+ * again later. That is expected, not a failure, so it is not logged as one.
+ */
 export interface JobHandlers {
-  /** Removes everything stored for a deleted index. */
-  removeIndexFiles(indexId: string): Promise<void>;
-  /** Removes a collection's or backup's files; throws while a copy still uses them. */
-  removeCopyFiles(kind: 'collection' | 'backup', id: string): Promise<void>;
+  /** Removes everything stored for a deleted index; false while a copy uses its files. */
+  removeIndexFiles(indexId: string): Promise<boolean>;
+  /** Removes a collection's or backup's files; false while a copy uses them. */
+  removeCopyFiles(kind: 'collection' | 'backup', id: string): Promise<boolean>;
 }
 
 export interface JobLog {
@@ -18,6 +23,7 @@ export interface JobLog {
 
 const SCALING_STATES = new Set(['ScalingUp', 'ScalingDown', 'ScalingUpPodSize']);
 const RETRY_AFTER_FAILURE_MS = 1000;
+const RETRY_AFTER_BUSY_MS = 200;
 
 export class JobRunner implements JobScheduler {
   private timer: NodeJS.Timeout | undefined;
@@ -44,7 +50,7 @@ export class JobRunner implements JobScheduler {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.running;
+    await this.running?.catch(() => undefined); // already logged by its tick
   }
 
   private schedule(delayMs: number): void {
@@ -55,27 +61,32 @@ export class JobRunner implements JobScheduler {
   private async tick(): Promise<void> {
     if (this.running) {
       // A tick is under way; run again once it ends so nothing queued meanwhile waits.
-      await this.running;
+      await this.running.catch(() => undefined); // the tick that runs it reports failures
       if (!this.stopped) this.schedule(0);
       return;
     }
     this.running = this.runDue();
     try {
       await this.running;
+      if (this.stopped) return;
+      const next = this.catalog.jobs.nextRunAfter();
+      if (next !== undefined) this.schedule(Math.max(0, next - Date.now()));
+    } catch (err) {
+      // The catalog itself failed (a full disk cannot record a job as done or postponed):
+      // the jobs stay in the catalog, so try again later instead of crashing.
+      this.log.error({ err }, 'background jobs could not run; will retry');
+      if (!this.stopped) this.schedule(RETRY_AFTER_FAILURE_MS);
     } finally {
       this.running = undefined;
     }
-    if (this.stopped) return;
-    const next = this.catalog.jobs.nextRunAfter();
-    if (next !== undefined) this.schedule(Math.max(0, next - Date.now()));
   }
 
   private async runDue(): Promise<void> {
     for (const job of this.catalog.jobs.due()) {
       if (this.stopped) return;
       try {
-        await this.run(job);
-        this.catalog.jobs.done(job.id);
+        if (await this.run(job)) this.catalog.jobs.done(job.id);
+        else this.catalog.jobs.postpone(job.id, Date.now() + RETRY_AFTER_BUSY_MS);
       } catch (err) {
         this.log.error({ err, job: job.id, kind: job.kind }, 'background job failed; will retry');
         this.catalog.jobs.postpone(job.id, Date.now() + RETRY_AFTER_FAILURE_MS);
@@ -83,7 +94,8 @@ export class JobRunner implements JobScheduler {
     }
   }
 
-  private async run(job: Job): Promise<void> {
+  /** Does the job's work; false when it cannot yet (files in use) and must run again. */
+  private async run(job: Job): Promise<boolean> {
     switch (job.kind) {
       case 'finish-scaling': {
         // Nothing physical changes in one process (DESIGN.md "Pods, replicas, shards"):
@@ -92,22 +104,19 @@ export class JobRunner implements JobScheduler {
         if (index && SCALING_STATES.has(index.state)) {
           this.catalog.indexes.update({ ...index, state: 'Ready' });
         }
-        return;
+        return true;
       }
       case 'remove-index-files':
-        await this.handlers.removeIndexFiles(job.target);
-        return;
+        return this.handlers.removeIndexFiles(job.target);
       case 'remove-collection':
         // The row stays (status Terminating) until its files are gone.
-        await this.handlers.removeCopyFiles('collection', job.target);
+        if (!(await this.handlers.removeCopyFiles('collection', job.target))) return false;
         this.catalog.collections.delete(job.target);
-        return;
+        return true;
       case 'remove-collection-files':
-        await this.handlers.removeCopyFiles('collection', job.target);
-        return;
+        return this.handlers.removeCopyFiles('collection', job.target);
       case 'remove-backup-files':
-        await this.handlers.removeCopyFiles('backup', job.target);
-        return;
+        return this.handlers.removeCopyFiles('backup', job.target);
     }
   }
 }

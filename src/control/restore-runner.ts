@@ -1,6 +1,8 @@
 // Restores: a new index (state Initializing) is filled from a backup or collection and
 // loaded, then becomes Ready. The job row tracks progress; the source is immutable, so
-// a restore interrupted by a restart starts again from the beginning.
+// a restore interrupted by a restart starts again from the beginning. Deleting the
+// target index cancels its restore: the job ends Failed saying so, in the delete's own
+// transaction, and the copy stops without loading anything.
 import type { Catalog } from '../catalog/catalog.js';
 import type { RestoreJobRow } from '../catalog/backups.js';
 import { newId, nowIso } from '../catalog/ids.js';
@@ -13,6 +15,7 @@ export interface RestoreCopier {
     id: string,
     index: IndexRow,
     onProgress: (percent: number) => void,
+    signal: AbortSignal,
   ): Promise<void>;
 }
 
@@ -23,6 +26,8 @@ export interface RestoreLog {
 
 export class RestoreRunner {
   private readonly running = new Set<Promise<void>>();
+  /** Restores under way by target index id, to cancel them when the index is deleted. */
+  private readonly cancels = new Map<string, AbortController>();
 
   constructor(
     private readonly catalog: Catalog,
@@ -43,14 +48,35 @@ export class RestoreRunner {
       percentComplete: 0,
       createdAt: nowIso(),
       completedAt: null,
+      error: null,
     };
     return this.catalog.backups.insertRestore(job);
   }
 
   start(job: RestoreJobRow, index: IndexRow): void {
-    const work = this.run(job, index);
+    const controller = new AbortController();
+    this.cancels.set(index.id, controller);
+    const work = this.run(job, index, controller.signal);
     this.running.add(work);
-    void work.finally(() => this.running.delete(work));
+    void work.finally(() => {
+      this.running.delete(work);
+      if (this.cancels.get(index.id) === controller) this.cancels.delete(index.id);
+    });
+  }
+
+  /**
+   * Call inside the transaction that deletes `index`: its pending restore ends Failed with
+   * the reason. Then call cancel() once that transaction has committed.
+   */
+  failForDeletedIndex(index: IndexRow): void {
+    for (const job of this.catalog.backups.pendingRestoresInto(index.id)) {
+      this.catalog.backups.finishRestore(job.id, 'Failed', deletedMessage(index.name));
+    }
+  }
+
+  /** Stops the restore into a deleted index: its copy stops and nothing is loaded. */
+  cancel(indexId: string): void {
+    this.cancels.get(indexId)?.abort();
   }
 
   /** Restarts every restore a previous process left unfinished. */
@@ -58,7 +84,7 @@ export class RestoreRunner {
     for (const job of this.catalog.backups.pendingRestores()) {
       const index = this.catalog.indexes.getById(job.targetIndexId);
       if (index) this.start(job, index);
-      else this.catalog.backups.updateRestore(job.id, 'Failed', job.percentComplete, nowIso());
+      else this.catalog.backups.finishRestore(job.id, 'Failed', deletedMessage(job.targetIndexName));
     }
   }
 
@@ -67,25 +93,56 @@ export class RestoreRunner {
     await Promise.allSettled([...this.running]);
   }
 
-  private async run(job: RestoreJobRow, index: IndexRow): Promise<void> {
+  private async run(job: RestoreJobRow, index: IndexRow, signal: AbortSignal): Promise<void> {
     const started = Date.now();
+    const where = { index: index.name, indexId: index.id, source: job.sourceId, restoreJob: job.id };
     try {
-      await this.copier.restoreInto(job.sourceKind, job.sourceId, index, (percent) =>
-        this.catalog.backups.updateRestore(job.id, 'Pending', Math.min(99, Math.floor(percent)), null),
+      await this.copier.restoreInto(
+        job.sourceKind,
+        job.sourceId,
+        index,
+        (percent) => {
+          try {
+            this.catalog.backups.restoreProgress(job.id, Math.min(99, Math.floor(percent)));
+          } catch (err) {
+            // Progress is informative only; a catalog that cannot store it must not stop the copy.
+            this.log.error({ ...where, err }, 'recording restore progress failed');
+          }
+        },
+        signal,
       );
-      this.catalog.transaction(() => {
+      const completed = this.catalog.transaction(() => {
         const current = this.catalog.indexes.getById(index.id);
-        if (current) this.catalog.indexes.update({ ...current, state: 'Ready' });
-        this.catalog.backups.updateRestore(job.id, 'Completed', 100, nowIso());
+        if (!current) return false; // deleted: the delete already failed the job
+        this.catalog.indexes.update({ ...current, state: 'Ready' });
+        this.catalog.backups.finishRestore(job.id, 'Completed');
+        return true;
       });
-      this.log.info({ index: index.name, source: job.sourceId, ms: Date.now() - started }, 'restore completed');
+      if (completed) this.log.info({ ...where, ms: Date.now() - started }, 'restore completed');
+      else this.log.info(where, 'restore cancelled: its index was deleted');
     } catch (err) {
-      this.log.error({ err, index: index.name, source: job.sourceId }, 'restore failed');
-      this.catalog.transaction(() => {
-        const current = this.catalog.indexes.getById(index.id);
-        if (current) this.catalog.indexes.update({ ...current, state: 'InitializationFailed' });
-        this.catalog.backups.updateRestore(job.id, 'Failed', job.percentComplete, nowIso());
-      });
+      if (signal.aborted || !this.catalog.indexes.getById(index.id)) {
+        // Expected: the index was deleted while the restore ran (see failForDeletedIndex).
+        this.log.info(where, 'restore cancelled: its index was deleted');
+        return;
+      }
+      this.log.error({ ...where, err }, 'restore failed');
+      const reason = err instanceof Error ? err.message : String(err);
+      try {
+        this.catalog.transaction(() => {
+          const current = this.catalog.indexes.getById(index.id);
+          if (current) this.catalog.indexes.update({ ...current, state: 'InitializationFailed' });
+          this.catalog.backups.finishRestore(job.id, 'Failed', `restore into index ${index.name} failed: ${reason}`);
+        });
+      } catch (failed) {
+        // Not even the failure can be recorded (a full disk): the job stays Pending, and the
+        // next start runs the restore again.
+        this.log.error({ ...where, err: failed }, 'recording the failed restore failed');
+      }
     }
   }
+}
+
+function deletedMessage(indexName: string): string {
+  return `Index ${indexName} was deleted while the restore into it was running; the restore was cancelled and nothing was restored.`;
 }

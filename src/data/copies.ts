@@ -5,7 +5,7 @@ import { rm } from 'node:fs/promises';
 import type { IndexRow } from '../catalog/indexes.js';
 import { backupDir, collectionDir, indexDir } from '../catalog/paths.js';
 import type { IndexRegistry } from './index-registry.js';
-import { copySnapshot, isCopyActive, type CopyHandle } from './snapshot-copy.js';
+import { CopyCancelled, copySnapshot, isCopyActive, type CopyHandle } from './snapshot-copy.js';
 
 export type CopyKind = 'collection' | 'backup';
 
@@ -35,23 +35,40 @@ export class Copies {
   /**
    * Fills a new index's storage from a collection or backup and loads it into the
    * engine. Starts from scratch (an interrupted restore leaves a partial copy behind).
+   * Aborting `signal` (the index was deleted) stops the copy and rejects with
+   * CopyCancelled; a cancelled restore never loads anything.
    */
-  async restoreInto(kind: CopyKind, id: string, index: IndexRow, onProgress: (percent: number) => void): Promise<void> {
+  async restoreInto(
+    kind: CopyKind,
+    id: string,
+    index: IndexRow,
+    onProgress: (percent: number) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
     const target = indexDir(this.dataDir, index.id);
     await rm(target, { recursive: true, force: true });
-    const handle = copySnapshot({ source: this.dirOf(kind, id), target }, (done, total) => {
-      onProgress(total === 0 ? 100 : (100 * done) / total);
-      this.log.info({ kind, id, index: index.name, done, total }, 'restore progress');
-    });
+    if (signal.aborted) throw new CopyCancelled();
+    const handle = copySnapshot(
+      { source: this.dirOf(kind, id), target },
+      (done, total) => {
+        onProgress(total === 0 ? 100 : (100 * done) / total);
+        this.log.info({ kind, id, index: index.name, done, total }, 'restore progress');
+      },
+      signal,
+    );
     await handle.done;
+    // Checked with no await before load: once load has registered the index, deleting it
+    // closes and removes that registration (IndexRegistry.removeIndexFiles).
+    if (signal.aborted) throw new CopyCancelled();
     await this.registry.load(index);
   }
 
-  /** Removes a collection's or backup's files; throws (to be retried) while a copy uses them. */
-  async removeFiles(kind: CopyKind, id: string): Promise<void> {
+  /** Removes a collection's or backup's files; false (nothing done) while a copy uses them. */
+  async removeFiles(kind: CopyKind, id: string): Promise<boolean> {
     const dir = this.dirOf(kind, id);
-    if (isCopyActive(dir)) throw new Error(`${kind} ${id} is being copied; its files are removed afterwards`);
+    if (isCopyActive(dir)) return false;
     await rm(dir, { recursive: true, force: true });
+    return true;
   }
 
   isIndexBusy(indexId: string): boolean {

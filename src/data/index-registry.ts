@@ -2,24 +2,29 @@
 // search structures (in the engine worker). It creates an index's storage, recovers
 // every index at start, hides an index while it loads (503 with Retry-After), frees
 // dropped namespaces in bounded background chunks, and removes a deleted index's files.
+import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IndexRow } from '../catalog/indexes.js';
 import { indexDir } from '../catalog/paths.js';
-import type { IndexStorage } from '../control/index-service.js';
+import type { IndexStorage, LoadState } from '../control/index-service.js';
 import type { EngineClient } from '../engine/engine-client.js';
 import type { IndexShape } from '../engine/model.js';
 import { RecordStore } from '../engine/record-store.js';
-import { unavailable } from '../errors.js';
+import { isStorageFull, unavailable } from '../errors.js';
 import { isCopyActive } from './snapshot-copy.js';
 
 /** Rows freed per purge step; each step is one short transaction between requests. */
 const PURGE_ROWS_PER_STEP = 2000;
 /** Tombstones forgotten per compaction step (one short transaction each). */
 const COMPACT_ROWS_PER_STEP = 2000;
+/** Wait before retrying a purge step that failed for lack of space. */
+const PURGE_RETRY_MS = 5000;
 
 interface OpenIndex {
   store: RecordStore;
   loaded: boolean;
+  /** The engine could not load it: 503 until a restart. */
+  failed: boolean;
   purging: boolean;
 }
 
@@ -51,23 +56,53 @@ export class IndexRegistry implements IndexStorage {
    * or query posted after it, so nothing needs to wait for the load to finish.
    */
   create(index: IndexRow): void {
-    void this.openIndex(index, true);
+    const dir = indexDir(this.dataDir, index.id);
+    let store: RecordStore;
+    try {
+      store = RecordStore.open(dir);
+    } catch (err) {
+      // A full disk, typically: leave no half-made store behind, and let the caller answer.
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+    void this.attach(index, store, true);
+  }
+
+  discard(indexId: string): void {
+    this.removeIndexFiles(indexId).catch((err: unknown) =>
+      this.log.error({ err, indexId }, 'removing the storage of an index that was not created failed'),
+    );
   }
 
   /** Opens and loads every index; resolves when all are searchable (GET /ready). */
   async recover(indexes: IndexRow[]): Promise<void> {
-    await Promise.all(indexes.map((index) => this.openIndex(index, false)));
+    await Promise.all(indexes.map((index) => this.openIndex(index)));
   }
 
   /** Opens and loads one index whose storage was filled by a restore. */
   async load(index: IndexRow): Promise<void> {
-    await this.openIndex(index, false);
+    await this.openIndex(index);
     if (!this.open.get(index.id)?.loaded) throw new Error(`index ${index.name} could not be loaded`);
+  }
+
+  /**
+   * Whether an index's data plane can serve. An index the catalog calls Ready is still
+   * 'loading' after a restart until recovery has loaded it (no entry yet, or not loaded),
+   * so its record must not say Ready meanwhile (decision 10).
+   */
+  loadState(index: IndexRow): LoadState {
+    const entry = this.open.get(index.id);
+    if (!entry) return 'loading';
+    if (entry.failed) return 'failed';
+    return entry.loaded ? 'loaded' : 'loading';
   }
 
   /** The store of a loaded index; 503 while it is still loading. */
   store(index: IndexRow): RecordStore {
     const entry = this.open.get(index.id);
+    if (entry?.failed) {
+      throw unavailable(`Index ${index.name} failed to load (see the server log); restart the server to retry.`, 60);
+    }
     if (!entry || !entry.loaded) {
       throw unavailable(`Index ${index.name} is loading; retry shortly.`, 1);
     }
@@ -87,6 +122,12 @@ export class IndexRegistry implements IndexStorage {
           return;
         }
       } catch (err) {
+        if (isStorageFull(err)) {
+          // Freeing needs a little space (WAL frames) before it returns any; try again later.
+          this.log.error({ err, indexId }, 'freeing dropped records failed: the disk is full; will retry');
+          setTimeout(step, PURGE_RETRY_MS).unref();
+          return;
+        }
         this.log.error({ err, indexId }, 'freeing dropped records failed; will retry at next start');
       }
       entry.purging = false;
@@ -113,10 +154,9 @@ export class IndexRegistry implements IndexStorage {
     setImmediate(step);
   }
 
-  async removeIndexFiles(indexId: string): Promise<void> {
-    if (isCopyActive(indexDir(this.dataDir, indexId))) {
-      throw new Error(`index ${indexId} is being copied; its files are removed afterwards`);
-    }
+  /** Closes and removes a deleted index; false (nothing done) while a copy uses its files. */
+  async removeIndexFiles(indexId: string): Promise<boolean> {
+    if (isCopyActive(indexDir(this.dataDir, indexId))) return false;
     const entry = this.open.get(indexId);
     if (entry) {
       this.open.delete(indexId);
@@ -124,6 +164,7 @@ export class IndexRegistry implements IndexStorage {
       await this.engine.close(indexId);
     }
     await rm(indexDir(this.dataDir, indexId), { recursive: true, force: true });
+    return true;
   }
 
   /** Closes every store; the engine worker is stopped by its owner. */
@@ -134,15 +175,28 @@ export class IndexRegistry implements IndexStorage {
   }
 
   /** Never rejects: a failure is logged and the index answers 503 until a restart. */
-  private async openIndex(index: IndexRow, usableAtOnce: boolean): Promise<void> {
+  private async openIndex(index: IndexRow): Promise<void> {
+    let store: RecordStore;
+    try {
+      store = RecordStore.open(indexDir(this.dataDir, index.id));
+    } catch (err) {
+      this.log.error({ err, index: index.name, indexId: index.id }, 'opening index storage failed');
+      return;
+    }
+    await this.attach(index, store, false);
+  }
+
+  /** Never rejects: a failure is logged and the index answers 503 until a restart. */
+  private async attach(index: IndexRow, store: RecordStore, usableAtOnce: boolean): Promise<void> {
     const dir = indexDir(this.dataDir, index.id);
-    const entry: OpenIndex = { store: RecordStore.open(dir), loaded: usableAtOnce, purging: false };
+    const entry: OpenIndex = { store, loaded: usableAtOnce, failed: false, purging: false };
     this.open.set(index.id, entry);
     const started = Date.now();
     try {
       await this.engine.open(index.id, dir, shapeOf(index), index.name);
     } catch (err) {
       entry.loaded = false;
+      entry.failed = true;
       this.log.error({ err, index: index.name, indexId: index.id }, 'loading index failed');
       return;
     }

@@ -4,6 +4,14 @@
 import { Worker } from 'node:worker_threads';
 import type { CopyEvent, CopyJob } from '../engine/copy-worker.js';
 
+/** Rejection of `done` (and `pinned`) when the copy was stopped through its AbortSignal. */
+export class CopyCancelled extends Error {
+  constructor() {
+    super('copy cancelled');
+    this.name = 'CopyCancelled';
+  }
+}
+
 export interface CopyCounts {
   records: number;
   namespaces: number;
@@ -30,9 +38,24 @@ function hold(dirs: string[]): () => void {
   };
 }
 
-export function copySnapshot(job: CopyJob, onProgress: (done: number, total: number) => void): CopyHandle {
+/**
+ * Starts a copy. Aborting `signal` stops it before its next batch; `done` then rejects
+ * with CopyCancelled once the worker has let go of both directories.
+ */
+export function copySnapshot(
+  job: Omit<CopyJob, 'cancel'>,
+  onProgress: (done: number, total: number) => void,
+  signal?: AbortSignal,
+): CopyHandle {
   const release = hold([job.source, job.target]);
-  const worker = new Worker(new URL('../engine/copy-worker.js', import.meta.url), { workerData: job });
+  const cancel = new SharedArrayBuffer(4);
+  const onAbort = (): void => {
+    Atomics.store(new Int32Array(cancel), 0, 1);
+  };
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  const workerData: CopyJob = { ...job, cancel };
+  const worker = new Worker(new URL('../engine/copy-worker.js', import.meta.url), { workerData });
   let resolvePinned!: (c: CopyCounts) => void;
   let rejectPinned!: (e: Error) => void;
   const pinned = new Promise<CopyCounts>((resolve, reject) => {
@@ -45,8 +68,10 @@ export function copySnapshot(job: CopyJob, onProgress: (done: number, total: num
       if (finished) return;
       finished = true;
       release();
-      rejectPinned(err);
-      reject(err);
+      signal?.removeEventListener('abort', onAbort);
+      const reason = signal?.aborted ? new CopyCancelled() : err;
+      rejectPinned(reason);
+      reject(reason);
     };
     worker.on('message', (event: CopyEvent) => {
       switch (event.type) {
@@ -59,10 +84,11 @@ export function copySnapshot(job: CopyJob, onProgress: (done: number, total: num
         case 'done':
           finished = true;
           release();
+          signal?.removeEventListener('abort', onAbort);
           resolve({ records: event.records, namespaces: event.namespaces, bytes: event.bytes });
           break;
         case 'error':
-          fail(new Error(event.message));
+          fail(Object.assign(new Error(event.message), { code: event.code }));
           break;
       }
     });

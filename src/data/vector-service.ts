@@ -7,7 +7,7 @@ import { compileFilter, FilterError, isEmptyFilter, parseFilterNode, type Filter
 import type { StoredRecord } from '../engine/model.js';
 import type { EngineMatch } from '../engine/protocol.js';
 import type { RecordStore } from '../engine/record-store.js';
-import { conflict, invalid, notFound } from '../errors.js';
+import { conflict, invalid, notFound, show } from '../errors.js';
 import {
   DELETE_MAX_IDS,
   FETCH_BY_METADATA_LIMIT_DEFAULT,
@@ -93,6 +93,14 @@ export class VectorService {
       throw invalid(`vectors must hold 1-${UPSERT_MAX_VECTORS} vectors per request, got ${vectors.length}`);
     }
     const records = vectors.map((v, i) => upsertVector(v, `vectors[${i}]`, index));
+    return this.upsertRecords(index, ns, records);
+  }
+
+  /**
+   * Stores validated records in one transaction and hands the committed changes to the
+   * engine: the write path shared by HTTP upserts and bulk imports (import-runner.ts).
+   */
+  upsertRecords(index: IndexRow, ns: string, records: StoredRecord[]): number {
     this.checkPodCapacity(index, this.writes.store(index), records.length);
     this.writes.upsert(index, ns, records);
     return records.length;
@@ -344,6 +352,6 @@ function idList(v: unknown, field: string, max: number): string[] {
 
 /** Query-string integers arrive as text; only plain decimal digits are accepted. */
 function queryInteger(v: unknown, field: string, min: number, max: number): number {
-  if (typeof v !== 'string' || !/^\d{1,9}$/.test(v)) throw invalid(`${field} must be an integer between ${min} and ${max}, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'string' || !/^\d{1,9}$/.test(v)) throw invalid(`${field} must be an integer between ${min} and ${max}, got ${show(v)}`);
   return integerIn(Number(v), field, min, max);
 }

@@ -11,13 +11,20 @@ import { RecordSnapshot } from './record-snapshot.js';
 export interface CopyJob {
   source: string;
   target: string;
+  /**
+   * Shared with the thread that started the copy: an Int32Array over it holds 1 once the
+   * copy is cancelled. The copy loop is synchronous (no messages arrive while it runs), so
+   * it checks this flag before each batch and stops there.
+   */
+  cancel?: SharedArrayBuffer;
 }
 
 export type CopyEvent =
   | { type: 'pinned'; records: number; namespaces: number }
   | { type: 'progress'; done: number; total: number }
   | { type: 'done'; records: number; namespaces: number; bytes: number }
-  | { type: 'error'; message: string };
+  /** `code` keeps the error's code (SQLITE_FULL, ENOSPC) across the thread boundary. */
+  | { type: 'error'; message: string; code?: string };
 
 const BATCH = 500;
 const PROGRESS_EVERY = 5000;
@@ -27,6 +34,8 @@ const port = parentPort;
 const send = (event: CopyEvent): void => port.postMessage(event);
 
 function copy(job: CopyJob): void {
+  const cancelFlag = job.cancel ? new Int32Array(job.cancel) : undefined;
+  const cancelled = (): boolean => cancelFlag !== undefined && Atomics.load(cancelFlag, 0) === 1;
   const snapshot = RecordSnapshot.open(job.source);
   try {
     const total = snapshot.totalCount();
@@ -38,6 +47,7 @@ function copy(job: CopyJob): void {
       let batchNs = '';
       let batch: StoredRecord[] = [];
       const flush = (): void => {
+        if (cancelled()) throw new Error('copy cancelled');
         if (batch.length > 0) target.upsert(batchNs, batch);
         batch = [];
       };
@@ -64,5 +74,10 @@ function copy(job: CopyJob): void {
 try {
   copy(workerData as CopyJob);
 } catch (err) {
-  send({ type: 'error', message: err instanceof Error ? err.message : String(err) });
+  const code = (err as { code?: unknown } | null)?.code;
+  send({
+    type: 'error',
+    message: err instanceof Error ? err.message : String(err),
+    code: typeof code === 'string' ? code : undefined,
+  });
 }

@@ -50,13 +50,14 @@ export class RecordSnapshot {
     return this.namespaceList.reduce((sum, n) => sum + n.count, 0);
   }
 
-  /** Every record of the snapshot, by namespace then id, in chunks of rows. */
-  *records(): Iterable<{ ns: string; record: StoredRecord }> {
+  /** Every record of the snapshot (or of one namespace), by namespace then id, in chunks of rows. */
+  *records(onlyNamespace?: string): Iterable<{ ns: string; record: StoredRecord }> {
     const scan = this.db.prepare<[number, string, number], Row>(
       `SELECT id, metadata, sparse_indices, sparse_values, dense FROM records
        WHERE nsid = ? AND id > ? ORDER BY id LIMIT ?`,
     );
     for (const { name, nsid } of this.namespaceList) {
+      if (onlyNamespace !== undefined && name !== onlyNamespace) continue;
       let after = '';
       for (;;) {
         const rows = scan.all(nsid, after, CHUNK_ROWS);

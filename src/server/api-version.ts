@@ -1,6 +1,6 @@
 // API versions (DESIGN.md decision 1). The control plane requires a version header; the
 // data plane treats a missing one as the current version.
-import { invalid } from '../errors.js';
+import { invalid, show } from '../errors.js';
 
 export const CURRENT_VERSION = '2026-04';
 export const SUPPORTED_VERSIONS = [
@@ -40,7 +40,7 @@ export function resolveVersion(
   const value = raw.trim();
   if (!(SUPPORTED_VERSIONS as readonly string[]).includes(value)) {
     throw invalid(
-      `Unsupported API version ${JSON.stringify(value)} in X-Service-Api-Version; ` +
+      `Unsupported API version ${show(value)} in X-Service-Api-Version; ` +
         `supported versions are ${SUPPORTED_VERSIONS.join(', ')} (current ${CURRENT_VERSION})`,
     );
   }

@@ -4,7 +4,8 @@
 // 422, on the data plane every bad request is 400 (gRPC code 3). Anything unexpected is
 // a 500 UNKNOWN with the request id, logged, and never a stack trace on the wire.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, type ErrorCode } from '../errors.js';
+import { ApiError, clip, insufficientStorage, isStorageFull, show, type ErrorCode } from '../errors.js';
+import { rejectedRequests } from '../metrics.js';
 import { BODY_LIMIT_BYTES } from '../limits.js';
 
 export type Plane = 'control' | 'data' | 'system';
@@ -26,7 +27,9 @@ const GRPC_CODE: Record<ErrorCode, number> = {
   FORBIDDEN: 7,
   FAILED_PRECONDITION: 9,
   PAYMENT_REQUIRED: 9,
+  UNIMPLEMENTED: 12,
   UNAVAILABLE: 14,
+  INSUFFICIENT_STORAGE: 8, // RESOURCE_EXHAUSTED
   UNAUTHENTICATED: 16,
   UNKNOWN: 2,
 };
@@ -48,15 +51,16 @@ function fieldName(instancePath: string): string {
 }
 
 function describeSchemaError(e: AjvError): string {
-  const field = fieldName(e.instancePath);
+  // Keys come from the client: a path is quoted only up to a bounded length.
+  const field = clip(fieldName(e.instancePath), 200);
   if (e.keyword === 'required') {
-    const missing = String(e.params.missingProperty);
+    const missing = clip(String(e.params.missingProperty), 200);
     return `missing required field ${field ? `${field}.${missing}` : missing}`;
   }
   const where = field || 'request body';
   if (e.keyword === 'type') return `${where} must be of type ${String(e.params.type)}`;
   if (e.keyword === 'additionalProperties') {
-    return `${where} has an unknown field ${JSON.stringify(e.params.additionalProperty)}`;
+    return `${where} has an unknown field ${show(e.params.additionalProperty)}`;
   }
   return `${where} ${e.message ?? 'is invalid'}`;
 }
@@ -64,6 +68,13 @@ function describeSchemaError(e: AjvError): string {
 /** Translates anything thrown while serving a request into an ApiError for `plane`. */
 export function toApiError(err: unknown, plane: Plane): ApiError | undefined {
   if (err instanceof ApiError) return err;
+  if (isStorageFull(err)) {
+    // A storage write failed for lack of space: its transaction rolled back, nothing changed.
+    return insufficientStorage(
+      'the disk is full: the data directory\'s volume has no space left, so this write was not stored ' +
+        '(nothing changed). Reads and deletes still work; free space or delete data, then retry.',
+    );
+  }
   const fe = err as FastifyError & { validation?: AjvError[] };
   const undeserializable = plane === 'data' ? 'INVALID_ARGUMENT' : 'UNPROCESSABLE_ENTITY';
   if (Array.isArray(fe.validation) && fe.validation.length > 0) {
@@ -108,6 +119,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
     request.log.error({ err }, 'unexpected error');
     apiError = new ApiError('UNKNOWN', `Internal server error (request id ${request.id})`);
   }
+  if (apiError.code === 'INSUFFICIENT_STORAGE') rejectedRequests.inc({ reason: 'disk_full' });
   if (apiError.retryAfter !== undefined) reply.header('retry-after', String(apiError.retryAfter));
   return reply.code(apiError.status).type('application/json').send(errorBody(apiError, plane));
 }

@@ -32,7 +32,7 @@ test('recall@k scores a perturbed result list below 1', () => {
   assert.equal(recallAtK([2, 1], { ids: [1, 2], scores: [2, 1] }, 10), 1, 'fewer than k matching');
 });
 
-test('the tiny benchmark runs end to end and reports every figure', { timeout: 120_000 }, async () => {
+test('the tiny benchmark runs end to end and reports every figure', { timeout: 360_000 }, async () => {
   const outDir = mkdtempSync(join(tmpdir(), 'conifer-bench-test-'));
   try {
     const r = await runBenchmark({ size: 'tiny', outDir, log: () => {} });

@@ -1,6 +1,6 @@
 // The documented dev workflow: `npm run dev` builds, serves, and on a source change
-// rebuilds and restarts the server. It runs on a copy of the sources (src/, package.json,
-// tsconfig.json; node_modules linked) so the dist/ this suite runs from is never rebuilt.
+// rebuilds and restarts the server. It runs on a copy of the sources (src/, console/,
+// package.json, tsconfig.json; node_modules linked) so the dist/ this suite runs from is never rebuilt.
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -19,7 +19,8 @@ describe('npm run dev', { timeout: 2 * STEP_TIMEOUT_MS + 30_000 }, () => {
   after(() => removeDir(work));
 
   it('serves, and after a source change rebuilds and restarts on the new code', async () => {
-    for (const entry of ['src', 'package.json', 'tsconfig.json']) cpSync(join(repoRoot, entry), join(work, entry), { recursive: true });
+    // `npm run build` also builds the console from console/.
+    for (const entry of ['src', 'console', 'package.json', 'tsconfig.json']) cpSync(join(repoRoot, entry), join(work, entry), { recursive: true });
     symlinkSync(join(repoRoot, 'node_modules'), join(work, 'node_modules'));
     const proc = spawn('npm', ['run', 'dev'], {
       cwd: work,

@@ -55,7 +55,8 @@ describe('the npm package', { timeout: INSTALL_TIMEOUT_MS + 120_000 }, () => {
     for (const needed of ['package.json', 'README.md', 'LICENSE', 'dist/src/cli/main.js', 'dist/src/engine/engine-worker.js']) {
       assert.ok(files.includes(needed), `${needed} is not in the package: ${files.join(', ')}`);
     }
-    const unwanted = files.filter((f) => !/^(package\.json|README\.md|LICENSE|dist\/src\/.*\.js)$/.test(f));
+    // The server's compiled JavaScript and the console's built assets, nothing else.
+    const unwanted = files.filter((f) => !/^(package\.json|README\.md|LICENSE|dist\/src\/.*\.js|dist\/console\/.*)$/.test(f));
     assert.deepEqual(unwanted, [], 'files the package does not need');
   });
 

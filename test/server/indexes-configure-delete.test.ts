@@ -295,6 +295,21 @@ describe('index configure and delete', () => {
       assertError(await patch('patch-types', { tags: 'x' }), 422, 'UNPROCESSABLE_ENTITY', ['tags']);
     });
 
+    it('the body is required: none, or an empty one, is 422 under both API models; nothing changes', async () => {
+      await create(serverlessBody('patch-nobody', { tags: { keep: 'me' } }));
+      for (const version of ['2026-04', '2026-07']) {
+        const none = await api(server, 'PATCH', '/indexes/patch-nobody', { version });
+        assertError(none, 422, 'UNPROCESSABLE_ENTITY', ['body is required']);
+        const empty = await api(server, 'PATCH', '/indexes/patch-nobody', { version, rawBody: '' });
+        assertError(empty, 422, 'UNPROCESSABLE_ENTITY', ['body is required']);
+      }
+      // The body is checked before the index is looked up, like any undeserializable body.
+      assertError(await api(server, 'PATCH', '/indexes/no-such-index'), 422, 'UNPROCESSABLE_ENTITY');
+      const got = await get('patch-nobody');
+      assert.deepEqual(got.body.tags, { keep: 'me' });
+      assert.equal(got.body.status.state, 'Ready');
+    });
+
     it('does not change immutable fields (dimension, metric, cloud) even if sent', async () => {
       const created = await create(serverlessBody('immutable', { dimension: 8 }));
       const res = await patch('immutable', { dimension: 16, metric: 'euclidean', tags: { t: 'x' } });

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Paged, RestoreBody } from '../../control/backup-service.js';
 import { decodePageToken, encodePageToken, scopeHash } from '../../data/page-token.js';
-import { invalid } from '../../errors.js';
+import { invalid, show } from '../../errors.js';
 import { BACKUP_PAGE_DEFAULT, BACKUP_PAGE_MAX } from '../../limits.js';
 import type { ServerContext } from '../context.js';
 import type { ApiVersion } from '../api-version.js';
@@ -19,7 +19,7 @@ function pageParams(query: Query, scope: string, version: ApiVersion): { before?
   let limit = version === '2026-07' ? BACKUP_PAGE_MAX : BACKUP_PAGE_DEFAULT;
   if (rawLimit !== undefined) {
     if (typeof rawLimit !== 'string' || !/^\d{1,4}$/.test(rawLimit) || Number(rawLimit) < 1 || Number(rawLimit) > BACKUP_PAGE_MAX) {
-      throw invalid(`limit must be an integer between 1 and ${BACKUP_PAGE_MAX}, got ${JSON.stringify(rawLimit)}`);
+      throw invalid(`limit must be an integer between 1 and ${BACKUP_PAGE_MAX}, got ${show(rawLimit)}`);
     }
     limit = Number(rawLimit);
   }
@@ -44,7 +44,7 @@ export function copyRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   app.post<{ Body: { name: string; source: string } }>(
     '/collections',
-    { schema: { body: createCollectionBody } },
+    { schema: { body: createCollectionBody }, config: { grows: 'creating a collection' } },
     async (request, reply) => {
       const c = await ctx.collections.create(projectOf(request), request.body, versionOf(request) === '2026-07');
       return reply.code(201).send(collectionRecord(c));
@@ -62,7 +62,7 @@ export function copyRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   app.post<{ Params: { name: string }; Body: { name?: string; description?: string } }>(
     '/indexes/:name/backups',
-    { schema: { body: createBackupBody } },
+    { schema: { body: createBackupBody }, config: { grows: 'creating a backup' } },
     async (request, reply) => {
       const b = await ctx.backups.create(projectOf(request), request.params.name, request.body ?? {});
       const version = versionOf(request);
@@ -99,7 +99,7 @@ export function copyRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   app.post<{ Params: { id: string }; Body: RestoreBody }>(
     '/backups/:id/create-index',
-    { schema: { body: restoreBackupBody } },
+    { schema: { body: restoreBackupBody }, config: { grows: 'a restore' } },
     async (request, reply) => {
       const job = ctx.backups.restore(projectOf(request), request.params.id, request.body);
       return reply.code(202).send({ restore_job_id: job.id, index_id: job.targetIndexId });

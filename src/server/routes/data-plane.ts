@@ -8,6 +8,7 @@ import { UPSERT_MAX_BYTES } from '../../limits.js';
 import { float32ToShortest } from '../../engine/float32.js';
 import type { ServerContext } from '../context.js';
 import { projectOf, versionOf } from '../request-context.js';
+import { bulkImportRoutes } from './bulk-imports.js';
 import { displayNamespace, recordJson } from '../serializers/vector-json.js';
 
 declare module 'fastify' {
@@ -52,7 +53,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         request.index = index;
       });
 
-      plane.post('/vectors/upsert', async (request) => {
+      plane.post('/vectors/upsert', { config: { grows: 'an upsert' } }, async (request) => {
         if (request.bodyBytes > UPSERT_MAX_BYTES) {
           throw invalid(
             `Request size ${request.bodyBytes} bytes exceeds the maximum supported size of 2 MB (${UPSERT_MAX_BYTES} bytes); send fewer vectors per request`,
@@ -61,9 +62,9 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         return { upsertedCount: vectors.upsert(indexOf(request), request.body) };
       });
 
-      plane.post('/vectors/update', async (request) => vectors.update(indexOf(request), request.body));
+      plane.post('/vectors/update', { config: { grows: 'an update' } }, async (request) => vectors.update(indexOf(request), request.body));
 
-      plane.post('/vectors/delete', async (request) => {
+      plane.post('/vectors/delete', { config: { frees: true } }, async (request) => {
         vectors.delete(indexOf(request), request.body ?? {});
         return {};
       });
@@ -164,7 +165,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         return body;
       });
 
-      plane.post('/namespaces', async (request) => {
+      plane.post('/namespaces', { config: { grows: 'creating a namespace' } }, async (request) => {
         const ns = vectors.createNamespace(indexOf(request), request.body);
         return { name: ns, record_count: '0' };
       });
@@ -179,6 +180,8 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         vectors.deleteNamespace(indexOf(request), request.params.namespace ?? '');
         return {};
       });
+
+      bulkImportRoutes(plane, ctx.imports, indexOf);
     },
     { prefix: '/svc/:indexHost' },
   );

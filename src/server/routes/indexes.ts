@@ -9,7 +9,7 @@ import {
   type ConfigureIndexBody2607,
   type CreateIndexBody2607,
 } from '../../control/index-model-2607.js';
-import { checkBody } from '../body-schema.js';
+import { checkBody, requireBody } from '../body-schema.js';
 import type { ServerContext } from '../context.js';
 import { dataPlaneBase, projectOf, versionOf } from '../request-context.js';
 import { configureIndexBody, createIndexBody } from '../schemas/index-schemas.js';
@@ -33,7 +33,7 @@ export function indexRoutes(app: FastifyInstance, ctx: ServerContext): void {
     return { indexes: ctx.indexes.list(projectOf(request)).map((i) => indexRecord(i, base)) };
   });
 
-  app.post('/indexes', async (request, reply) => {
+  app.post('/indexes', { config: { grows: 'creating an index' } }, async (request, reply) => {
     const v2607 = versionOf(request) === '2026-07';
     if (v2607) refuseSpecBody(request);
     const body = v2607
@@ -51,6 +51,10 @@ export function indexRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.patch<{ Params: { name: string } }>('/indexes/:name', async (request, reply) => {
     const project = projectOf(request);
     const v2607 = versionOf(request) === '2026-07';
+    requireBody(
+      request,
+      v2607 ? 'deployment, schema, read_capacity, tags, deletion_protection' : 'spec, deletion_protection, tags',
+    );
     if (v2607) refuseSpecBody(request);
     const body = v2607
       ? translateConfigure2607(

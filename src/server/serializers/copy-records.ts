@@ -58,5 +58,7 @@ export function restoreJobRecord(j: RestoreJobRow): Record<string, unknown> {
     percent_complete: j.percentComplete,
   };
   if (j.completedAt !== null) out.completed_at = j.completedAt;
+  // Not in Pinecone's RestoreJobModel (clients ignore it): why a Failed job failed.
+  if (j.error !== null) out.error = j.error;
   return out;
 }

@@ -61,5 +61,9 @@ export function indexRecord(index: IndexRow, dataPlaneBase: string): Record<stri
     schema: { fields },
   });
   if (readCapacity !== undefined) record.read_capacity = readCapacity;
+  // 2026-07 names the origin of an index at the top level (2026-04 only in spec).
+  const sourceCollection = isPodSpec(index.spec) ? index.spec.pod.source_collection : index.spec.serverless.source_collection;
+  if (sourceCollection !== undefined) record.source_collection = sourceCollection;
+  if (index.sourceBackupId !== undefined) record.source_backup_id = index.sourceBackupId;
   return record;
 }

@@ -1,0 +1,213 @@
+// Runs bulk imports in the background, one at a time, oldest first.
+//
+// An import first opens every source file and checks its footer and columns, so a file
+// that is not Parquet, is truncated or has wrong column types fails the import before
+// any record is written. Then a worker thread (import-read-worker.ts) reads row group by
+// row group (never a whole file) and validates each row like an upsert, and this thread
+// writes its batches of BATCH_ROWS records through VectorService.upsertRecords (one
+// store transaction, then the engine) — so queries see each committed batch at once and
+// the index stays usable throughout.
+//
+// Invariants
+// - The catalog cursor (file, row) advances only after the batch before it committed;
+//   a restart resumes from it. A batch that committed just before a crash, with its
+//   cursor update lost, is written again: imports upsert, so the result is the same.
+// - Stopping (shutdown) and cancelling happen between batches, never inside one.
+// - A resumed import whose source files changed (names, sizes, modification times)
+//   fails rather than mixing two versions of the data.
+import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { setImmediate as yieldToRequests } from 'node:timers/promises';
+import type { Catalog } from '../catalog/catalog.js';
+import { FINISHED, type ImportRow } from '../catalog/imports.js';
+import type { IndexRow } from '../catalog/indexes.js';
+import { ApiError } from '../errors.js';
+import { ImportReader, ReaderFailed } from './import-reader.js';
+import { listSourceFiles, type SourceFile } from './import-source.js';
+import { ParquetFile, ParquetFileError } from './parquet-file.js';
+import type { VectorService } from './vector-service.js';
+
+/** Records per write transaction: large enough to amortise the commit, small enough to keep queries flowing. */
+export const BATCH_ROWS = 5000;
+
+export interface ImportLog {
+  info(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** run() returned early: shutdown (the import resumes later) or cancellation (it is over). */
+class Stopped extends Error {}
+
+/** The import cannot go on; the message becomes its `error`. */
+class ImportFailed extends Error {}
+
+/** Errors whose message is the import's `error`; anything else is logged as a bug. */
+const isReported = (err: unknown): err is Error =>
+  err instanceof ApiError ||
+  err instanceof ParquetFileError ||
+  err instanceof ImportFailed ||
+  err instanceof ReaderFailed ||
+  // The source vanished or became unreadable (ENOENT, EACCES...).
+  (err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string' && (err as NodeJS.ErrnoException).code!.startsWith('E'));
+
+export class ImportRunner {
+  private running: Promise<void> | undefined;
+  private started = false;
+  private stopped = false;
+  private again = false;
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly vectors: VectorService,
+    private readonly importRoot: string | undefined,
+    private readonly log: ImportLog,
+  ) {}
+
+  /** Starts (or resumes after a restart) the queued imports once every index is loaded. */
+  start(): void {
+    this.started = true;
+    this.nudge();
+  }
+
+  /** A new import was queued. */
+  nudge(): void {
+    if (!this.started || this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
+      if (this.again) {
+        this.again = false;
+        this.nudge();
+      }
+    });
+  }
+
+  /** Stops at the next batch boundary; an unfinished import resumes at the next start. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      if (this.stopped) return;
+      const job = this.catalog.imports.unfinished()[0];
+      if (!job) return;
+      try {
+        await this.run(job);
+      } catch (err) {
+        if (err instanceof Stopped) {
+          if (this.stopped) return;
+          continue;
+        }
+        if (!isReported(err)) this.log.error({ err, importId: job.id }, 'bulk import failed');
+        this.fail(job, isReported(err) ? err.message : 'internal error (see the server log)');
+      }
+    }
+  }
+
+  private fail(job: ImportRow, message: string): void {
+    const written = this.catalog.imports.get(job.indexId, job.id)?.recordsImported ?? 0;
+    const note = written > 0 ? ` (${written} records were imported before the failure and remain in the index)` : '';
+    this.catalog.imports.finish(job.id, 'Failed', message + note);
+    this.log.info({ importId: job.id, error: message }, 'bulk import failed');
+  }
+
+  private async run(job: ImportRow): Promise<void> {
+    const index = this.catalog.indexes.getById(job.indexId);
+    if (!index) {
+      this.catalog.imports.finish(job.id, 'Failed', 'the index was deleted before the import ran');
+      return;
+    }
+    const files = listSourceFiles(job.sourceDir, this.importRoot);
+    const fingerprint = fingerprintOf(files);
+    if (job.sourceFingerprint !== null && job.sourceFingerprint !== fingerprint) {
+      throw new ImportFailed(
+        'the source files changed while the import was interrupted by a restart; start a new import',
+      );
+    }
+    // Check every file before writing anything.
+    const rowCounts: number[] = [];
+    for (const f of files) {
+      const pf = await ParquetFile.open(f.file, f.name, index.vectorType === 'dense');
+      rowCounts.push(pf.rowCount);
+      await pf.close();
+    }
+    const current = this.current(job);
+    if (FINISHED.has(current.status)) return; // cancelled while the files were checked
+    if (current.cancelRequested) {
+      this.catalog.imports.finish(job.id, 'Cancelled');
+      return;
+    }
+    this.catalog.imports.markStarted(job.id, rowCounts.reduce((a, b) => a + b, 0), fingerprint);
+    this.log.info({ importId: job.id, index: index.name, files: files.length, resumeAt: job.fileIndex }, 'bulk import running');
+
+    const progress = {
+      rowsDone: job.rowsDone,
+      recordsImported: job.recordsImported,
+      recordsFailed: job.recordsFailed,
+      fileIndex: job.fileIndex,
+      rowInFile: job.rowInFile,
+    };
+    const reader = new ImportReader({
+      files,
+      fileIndex: job.fileIndex,
+      rowInFile: job.rowInFile,
+      index,
+      onError: job.onError,
+      batchRows: BATCH_ROWS,
+    });
+    try {
+      for (;;) {
+        const batch = await reader.next();
+        if (batch === null) break;
+        this.checkContinue(job, index);
+        if (batch.records.length > 0) this.vectors.upsertRecords(index, batch.ns, batch.records);
+        progress.rowsDone += batch.rows;
+        progress.recordsImported += batch.records.length;
+        progress.recordsFailed += batch.failed;
+        progress.fileIndex = batch.fileIndex;
+        progress.rowInFile = batch.rowInFile;
+        this.catalog.imports.saveProgress(job.id, progress);
+        reader.ack();
+        await yieldToRequests();
+      }
+    } finally {
+      await reader.close();
+    }
+    this.checkContinue(job, index);
+    this.catalog.imports.finish(job.id, 'Completed');
+    this.log.info({ importId: job.id, index: index.name, records: progress.recordsImported, failed: progress.recordsFailed }, 'bulk import completed');
+  }
+
+  /** Between batches: stop for shutdown, cancellation or a deleted index. */
+  private checkContinue(job: ImportRow, index: IndexRow): void {
+    if (this.stopped) throw new Stopped();
+    if (this.current(job).cancelRequested) {
+      this.catalog.imports.finish(job.id, 'Cancelled');
+      this.log.info({ importId: job.id }, 'bulk import cancelled');
+      throw new Stopped();
+    }
+    if (this.catalog.indexes.getById(index.id) === undefined) {
+      throw new ImportFailed(`index ${index.name} was deleted during the import`);
+    }
+  }
+
+  private current(job: ImportRow): ImportRow {
+    const row = this.catalog.imports.get(job.indexId, job.id);
+    if (!row) throw new Error(`import ${job.id} vanished from the catalog`);
+    return row;
+  }
+}
+
+function fingerprintOf(files: SourceFile[]): string {
+  const hash = createHash('sha256');
+  for (const f of files) {
+    const { size, mtimeMs } = statSync(f.file);
+    hash.update(`${f.ns}\0${f.name}\0${size}\0${mtimeMs}\n`);
+  }
+  return hash.digest('base64url');
+}

@@ -1,0 +1,167 @@
+// One Parquet file of an import, read with hyparquet through byte-range reads on an open
+// file handle: only the footer and the row group being decoded are ever in memory, never
+// the whole file. The columns are Pinecone's import format:
+//   id             STRING (BYTE_ARRAY, UTF8)                     required
+//   values         LIST<FLOAT>  (DOUBLE accepted, stored float32)  dense indexes
+//   sparse_values  STRUCT<indices: LIST<UINT32>, values: LIST<FLOAT>>  optional
+//   metadata       STRING holding a JSON object                    optional
+// Other columns are ignored, as Pinecone ignores them.
+import { open, type FileHandle } from 'node:fs/promises';
+import { parquetMetadataAsync, parquetRead, parquetSchema } from 'hyparquet';
+import type { AsyncBuffer, FileMetaData, ParquetRow, SchemaTree } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
+
+/** A file that cannot be imported at all (not Parquet, truncated, wrong columns). */
+export class ParquetFileError extends Error {}
+
+export const IMPORT_COLUMNS = ['id', 'values', 'sparse_values', 'metadata'] as const;
+
+export class ParquetFile {
+  private constructor(
+    private readonly handle: FileHandle,
+    readonly metadata: FileMetaData,
+    /** The import columns this file has. */
+    readonly columns: string[],
+  ) {}
+
+  /** Opens a file and checks its footer and columns; `name` is used in messages. */
+  static async open(file: string, name: string, needsValues: boolean): Promise<ParquetFile> {
+    const handle = await open(file, 'r');
+    try {
+      const { size } = await handle.stat();
+      let metadata: FileMetaData;
+      try {
+        metadata = await parquetMetadataAsync(rangeReader(handle, size));
+      } catch (err) {
+        throw new ParquetFileError(
+          `${name}: not a readable Parquet file (truncated or another format): ${err instanceof Error ? err.message : String(err)}`,
+        );
+      }
+      const columns = checkColumns(parquetSchema(metadata), name, needsValues);
+      return new ParquetFile(handle, metadata, columns);
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
+  }
+
+  get rowCount(): number {
+    return Number(this.metadata.num_rows);
+  }
+
+  /** [start, end) row ranges of the row groups: the unit of decoding. */
+  rowGroups(): { start: number; end: number }[] {
+    const out: { start: number; end: number }[] = [];
+    let start = 0;
+    for (const group of this.metadata.row_groups) {
+      const end = start + Number(group.num_rows);
+      out.push({ start, end });
+      start = end;
+    }
+    return out;
+  }
+
+  /** Rows [start, end) as objects keyed by the import columns. */
+  async readRows(start: number, end: number, name: string): Promise<ParquetRow[]> {
+    const { size } = await this.handle.stat();
+    let rows: ParquetRow[] = [];
+    try {
+      await parquetRead({
+        file: rangeReader(this.handle, size),
+        metadata: this.metadata,
+        columns: this.columns,
+        rowStart: start,
+        rowEnd: end,
+        rowFormat: 'object',
+        compressors,
+        onComplete: (r) => {
+          rows = r;
+        },
+      });
+    } catch (err) {
+      throw new ParquetFileError(
+        `${name}, rows ${start}-${end - 1}: cannot be decoded (corrupt or truncated data): ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+    return rows;
+  }
+
+  close(): Promise<void> {
+    return this.handle.close();
+  }
+}
+
+/** hyparquet's AsyncBuffer over an open file: each slice is one positioned read. */
+function rangeReader(handle: FileHandle, size: number): AsyncBuffer {
+  return {
+    byteLength: size,
+    async slice(start: number, end: number = size): Promise<ArrayBuffer> {
+      const length = Math.max(0, Math.min(end, size) - start);
+      const buffer = new ArrayBuffer(length);
+      let done = 0;
+      while (done < length) {
+        const { bytesRead } = await handle.read(new Uint8Array(buffer, done), 0, length - done, start + done);
+        if (bytesRead === 0) throw new Error(`file ended at byte ${start + done}, expected ${size} bytes`);
+        done += bytesRead;
+      }
+      return buffer;
+    },
+  };
+}
+
+const FLOATS = new Set(['FLOAT', 'DOUBLE']);
+const INTEGERS = new Set(['INT32', 'INT64']);
+
+/** The first leaf under a node (the element of a LIST, whatever its nesting style). */
+function leafOf(node: SchemaTree): SchemaTree {
+  let n = node;
+  while (n.children.length > 0) n = n.children[0];
+  return n;
+}
+
+function typeOf(node: SchemaTree): string {
+  if (node.children.length === 0) return node.element.type ?? 'unknown';
+  const leaf = leafOf(node);
+  return node.element.converted_type === 'LIST' || node.children[0]?.element.repetition_type === 'REPEATED'
+    ? `LIST<${leaf.element.type ?? 'group'}>`
+    : 'STRUCT';
+}
+
+function isListOf(node: SchemaTree | undefined, leafTypes: Set<string>): boolean {
+  if (!node || node.children.length === 0) return false;
+  const leaf = leafOf(node);
+  return leaf.element.type !== undefined && leafTypes.has(leaf.element.type);
+}
+
+function checkColumns(schema: SchemaTree, name: string, needsValues: boolean): string[] {
+  const byName = new Map(schema.children.map((c) => [c.element.name, c]));
+  const wrong = (column: string, expected: string, node: SchemaTree): ParquetFileError =>
+    new ParquetFileError(`${name}: column ${column} must be ${expected}, got ${typeOf(node)}`);
+  const id = byName.get('id');
+  if (!id) throw new ParquetFileError(`${name}: the required column id is missing`);
+  if (id.children.length > 0 || id.element.type !== 'BYTE_ARRAY') throw wrong('id', 'STRING', id);
+  const columns = ['id'];
+  const values = byName.get('values');
+  if (values) {
+    if (!isListOf(values, FLOATS)) throw wrong('values', 'LIST<FLOAT>', values);
+    columns.push('values');
+  } else if (needsValues) {
+    throw new ParquetFileError(`${name}: the column values (LIST<FLOAT>) is required to import into a dense index`);
+  }
+  const sparse = byName.get('sparse_values');
+  if (sparse) {
+    const parts = new Map(sparse.children.map((c) => [c.element.name, c]));
+    if (!isListOf(parts.get('indices'), INTEGERS) || !isListOf(parts.get('values'), FLOATS)) {
+      throw wrong('sparse_values', 'STRUCT<indices: LIST<UINT32>, values: LIST<FLOAT>>', sparse);
+    }
+    columns.push('sparse_values');
+  }
+  const metadata = byName.get('metadata');
+  if (metadata) {
+    if (metadata.children.length > 0 || metadata.element.type !== 'BYTE_ARRAY') {
+      throw wrong('metadata', 'STRING (a JSON object)', metadata);
+    }
+    columns.push('metadata');
+  }
+  return columns;
+}
