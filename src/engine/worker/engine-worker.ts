@@ -101,6 +101,9 @@ function open(msg: Extract<EngineCall, { op: 'open' }>): void {
     lastSnapshotAt: snapshotSeq !== undefined ? performance.now() : -Infinity,
     lastProgressLog: performance.now(),
   });
+  // One slice at once: a small index is then searchable as soon as its open is handled.
+  const slot = indexes.get(msg.indexId);
+  if (slot) loadStep(msg.indexId, slot, performance.now() + SLICE_MS);
   schedule();
 }
 
