@@ -92,6 +92,8 @@ export const UPSERT_MAX_BYTES = 2_000_000;
 export const FETCH_MAX_IDS = 1000;
 export const DELETE_MAX_IDS = 1000;
 export const TOP_K_MAX = 10_000;
+/** Pinecone's maxCandidates: topK..100,000 candidates for the graph walk (its ef). */
+export const MAX_CANDIDATES_MAX = 100_000;
 export const LIST_LIMIT_MAX = 100;
 export const LIST_LIMIT_DEFAULT = 100;
 export const FETCH_BY_METADATA_LIMIT_MAX = 10_000;

@@ -95,7 +95,7 @@ async function serve(config: Config): Promise<void> {
   const imports = new ImportService(catalog, importRunner, config.importRoot);
   const indexGauges = new IndexGauges(catalog, registry, config.dataDir);
   const app = await buildApp(
-    { config, catalog, disk, indexes, collections, backups, vectors, imports, indexGauges, isReady: () => ready },
+    { config, catalog, disk, indexes, collections, backups, vectors, imports, indexGauges, isReady: () => ready && engine.searchable },
     log,
   );
 

@@ -8,13 +8,15 @@ import type { IndexRow } from '../catalog/indexes.js';
 import { indexDir } from '../catalog/paths.js';
 import type { IndexStorage, LoadState } from '../control/index-service.js';
 import type { EngineClient } from '../engine/engine-client.js';
-import type { IndexShape } from '../engine/metric.js';
+import type { IndexShape } from '../engine/model.js';
 import { RecordStore } from '../engine/record-store.js';
 import { isStorageFull, unavailable } from '../errors.js';
 import { isCopyActive } from './snapshot-copy.js';
 
 /** Rows freed per purge step; each step is one short transaction between requests. */
 const PURGE_ROWS_PER_STEP = 2000;
+/** Tombstones forgotten per compaction step (one short transaction each). */
+const COMPACT_ROWS_PER_STEP = 2000;
 /** Wait before retrying a purge step that failed for lack of space. */
 const PURGE_RETRY_MS = 5000;
 
@@ -44,7 +46,9 @@ export class IndexRegistry implements IndexStorage {
     private readonly dataDir: string,
     readonly engine: EngineClient,
     private readonly log: RegistryLog,
-  ) {}
+  ) {
+    engine.onSnapshot = (indexId, seq) => this.scheduleCompaction(indexId, seq);
+  }
 
   /**
    * Creates the empty storage of a new index (inside its catalog transaction). It is
@@ -153,6 +157,25 @@ export class IndexRegistry implements IndexStorage {
     setImmediate(step);
   }
 
+  /**
+   * Forgets tombstones up to `seq` once the engine's snapshot at `seq` is durable: the
+   * engine rebuilds from the store's live records plus that snapshot, so nothing needs
+   * those deletions any more (they would otherwise grow forever).
+   */
+  private scheduleCompaction(indexId: string, seq: number): void {
+    const entry = this.open.get(indexId);
+    if (!entry) return;
+    const step = (): void => {
+      if (this.closed || this.open.get(indexId) !== entry) return;
+      try {
+        if (entry.store.compactTombstones(seq, COMPACT_ROWS_PER_STEP)) setImmediate(step);
+      } catch (err) {
+        this.log.error({ err, indexId }, 'compacting tombstones failed; will retry after the next snapshot');
+      }
+    };
+    setImmediate(step);
+  }
+
   /** Closes and removes a deleted index; false (nothing done) while a copy uses its files. */
   async removeIndexFiles(indexId: string): Promise<boolean> {
     if (isCopyActive(indexDir(this.dataDir, indexId))) return false;
@@ -192,7 +215,7 @@ export class IndexRegistry implements IndexStorage {
     this.open.set(index.id, entry);
     const started = Date.now();
     try {
-      await this.engine.open(index.id, dir, shapeOf(index));
+      await this.engine.open(index.id, dir, shapeOf(index), index.hostId);
     } catch (err) {
       entry.loaded = false;
       entry.failed = true;

@@ -1,11 +1,12 @@
-// Vector operations on one index (the data plane's rules). Writes: validate, commit
-// to the record store in one transaction (the durable point), post the committed
-// changes to the engine, answer — so the next read sees them (decision 9). Reads that
+// Vector operations on one index (the data plane's rules). Writes: validate, then hand
+// the write to WritePath (commit, then post the committed changes to the engine), then
+// answer — so the next read sees them (decision 9). Reads that
 // need search go to the engine worker; reads by id or key go to the store directly.
 import { isPodSpec, type IndexRow } from '../catalog/indexes.js';
-import { FilterError, isEmptyFilter, parseFilter, type Predicate } from '../engine/filter.js';
-import type { EngineMatch } from '../engine/engine-protocol.js';
-import type { Change, RecordStore, StoredRecord } from '../engine/record-store.js';
+import { compileFilter, FilterError, isEmptyFilter, parseFilterNode, type FilterNode, type Predicate } from '../engine/filter.js';
+import type { StoredRecord } from '../engine/model.js';
+import type { EngineMatch } from '../engine/protocol.js';
+import type { RecordStore } from '../engine/record-store.js';
 import { conflict, invalid, notFound, show } from '../errors.js';
 import {
   DELETE_MAX_IDS,
@@ -14,10 +15,12 @@ import {
   FETCH_MAX_IDS,
   LIST_LIMIT_DEFAULT,
   LIST_LIMIT_MAX,
+  MAX_CANDIDATES_MAX,
   POD_CAPACITY_X1,
   TOP_K_MAX,
 } from '../limits.js';
 import type { IndexRegistry } from './index-registry.js';
+import { WritePath } from './write-path.js';
 import { decodePageToken, encodePageToken, scopeHash } from './page-token.js';
 import {
   denseValues,
@@ -34,15 +37,27 @@ import {
   vectorId,
 } from './vector-input.js';
 
-/** Parses a filter; `{}`, null and absent mean "no filter" (undefined). */
-export function filterOf(raw: unknown, field = 'filter'): Predicate | undefined {
+/** Parses a filter once; `{}`, null and absent mean "no filter" (undefined). */
+export function filterNodeOf(raw: unknown, field = 'filter'): FilterNode | undefined {
   if (raw === undefined || isEmptyFilter(raw)) return undefined;
   try {
-    return parseFilter(raw, field);
+    return parseFilterNode(raw, field);
   } catch (err) {
     if (err instanceof FilterError) throw invalid(err.message);
     throw err;
   }
+}
+
+/** A filter as a predicate for scans on this thread; undefined for "no filter". */
+export function filterOf(raw: unknown, field = 'filter'): Predicate | undefined {
+  const node = filterNodeOf(raw, field);
+  return node === undefined ? undefined : compileFilter(node);
+}
+
+function requireFilterNode(raw: unknown, field = 'filter'): FilterNode {
+  const node = filterNodeOf(raw, field);
+  if (!node) throw invalid(`${field} must be a non-empty filter object`);
+  return node;
 }
 
 function requireFilter(raw: unknown, field = 'filter'): Predicate {
@@ -62,10 +77,10 @@ export interface Page<T> {
 }
 
 export class VectorService {
-  constructor(private readonly registry: IndexRegistry) {}
+  private readonly writes: WritePath;
 
-  private commit(index: IndexRow, changes: Change[]): void {
-    this.registry.engine.apply(index.id, changes);
+  constructor(private readonly registry: IndexRegistry) {
+    this.writes = new WritePath(registry);
   }
 
   upsert(index: IndexRow, body: unknown): number {
@@ -78,9 +93,8 @@ export class VectorService {
    * engine: the write path shared by HTTP upserts and bulk imports (import-runner.ts).
    */
   upsertRecords(index: IndexRow, ns: string, records: StoredRecord[]): number {
-    const store = this.registry.store(index);
-    this.checkPodCapacity(index, store, records.length);
-    this.commit(index, store.upsert(ns, records));
+    this.checkPodCapacity(index, this.writes.store(index), records.length);
+    this.writes.upsert(index, ns, records);
     return records.length;
   }
 
@@ -90,7 +104,6 @@ export class VectorService {
     const ns = namespaceOf(obj.namespace);
     const setMetadata = metadataOf(obj.setMetadata, 'setMetadata');
     const [rawSparse, sparseName] = sparseField(obj, 'sparseValues', 'sparse_values');
-    const store = this.registry.store(index);
     if (obj.filter !== undefined) {
       if (obj.id !== undefined) throw invalid('send either id or filter, not both');
       if (obj.values !== undefined || rawSparse !== undefined) {
@@ -99,9 +112,7 @@ export class VectorService {
       const predicate = requireFilter(obj.filter);
       const dryRun = optionalBoolean(obj.dryRun, 'dryRun', false);
       if (!setMetadata && !dryRun) throw invalid('setMetadata is required for an update by filter');
-      const result = store.updateMetadataWhere(ns, predicate, setMetadata ?? {}, dryRun);
-      this.commit(index, result.changes);
-      return { matchedRecords: result.matched };
+      return { matchedRecords: this.writes.updateMetadataWhere(index, ns, predicate, setMetadata ?? {}, dryRun) };
     }
     const id = vectorId(obj.id, 'id');
     const values = denseValues(obj.values, 'values', index);
@@ -110,8 +121,7 @@ export class VectorService {
     if (!values && !sparse && !setMetadata) {
       throw invalid('an update needs at least one of values, sparseValues or setMetadata');
     }
-    const change = store.update(ns, id, { values, sparse, setMetadata });
-    if (change) this.commit(index, [change]);
+    this.writes.update(index, ns, id, { values, sparse, setMetadata });
     return {};
   }
 
@@ -123,21 +133,16 @@ export class VectorService {
     if (selectors !== 1) {
       throw invalid('send exactly one of ids, deleteAll: true or filter');
     }
-    const store = this.registry.store(index);
     if (deleteAll) {
-      const change = store.dropNamespace(ns);
-      if (change) {
-        this.commit(index, [change]);
-        this.registry.schedulePurge(index.id);
-      }
+      this.writes.dropNamespace(index, ns);
       return;
     }
     if (obj.filter !== undefined) {
-      this.commit(index, store.deleteWhere(ns, requireFilter(obj.filter)));
+      this.writes.deleteWhere(index, ns, requireFilter(obj.filter));
       return;
     }
     const ids = idList(obj.ids, 'ids', DELETE_MAX_IDS);
-    this.commit(index, store.deleteIds(ns, ids));
+    this.writes.deleteIds(index, ns, ids);
   }
 
   fetch(index: IndexRow, rawIds: unknown, rawNamespace: unknown): { namespace: string; records: StoredRecord[] } {
@@ -200,8 +205,8 @@ export class VectorService {
     const topK = integerIn(obj.topK, 'topK', 1, TOP_K_MAX);
     const includeValues = optionalBoolean(obj.includeValues, 'includeValues', false);
     const includeMetadata = optionalBoolean(obj.includeMetadata, 'includeMetadata', false);
-    const filter = obj.filter === undefined || isEmptyFilter(obj.filter) ? undefined : obj.filter;
-    filterOf(filter); // validate here: the worker parses it again
+    const filter = filterNodeOf(obj.filter);
+    const maxCandidates = obj.maxCandidates === undefined ? undefined : integerIn(obj.maxCandidates, 'maxCandidates', topK, MAX_CANDIDATES_MAX);
     const [rawSparse, sparseName] = sparseField(obj, 'sparseVector', 'sparse_vector');
     const hasVector = obj.vector !== undefined && !(Array.isArray(obj.vector) && obj.vector.length === 0);
     if (obj.id !== undefined && (hasVector || rawSparse !== undefined)) {
@@ -238,6 +243,7 @@ export class VectorService {
       dense,
       sparse,
       filter,
+      maxCandidates,
       includeValues,
       includeMetadata,
     });
@@ -246,16 +252,15 @@ export class VectorService {
 
   async stats(index: IndexRow, body: unknown): Promise<{ counts: Map<string, number>; total: number }> {
     const obj = body === undefined ? {} : requireObject(body, 'request body');
-    const filter = obj.filter === undefined || isEmptyFilter(obj.filter) ? undefined : obj.filter;
     const store = this.registry.store(index);
     const counts = new Map<string, number>();
     for (const { name, count } of store.namespaces()) if (count > 0) counts.set(name, count);
     const total = store.totalCount();
-    if (filter !== undefined) {
+    if (obj.filter !== undefined && !isEmptyFilter(obj.filter)) {
       if (!isPodSpec(index.spec)) {
         throw invalid('filter is not supported by describe_index_stats on serverless indexes (pod indexes only)');
       }
-      filterOf(filter);
+      const filter = requireFilterNode(obj.filter);
       const matching = await this.registry.engine.count(index.id, filter);
       counts.clear();
       for (const [ns, n] of Object.entries(matching)) if (n > 0) counts.set(ns, n);
@@ -304,10 +309,7 @@ export class VectorService {
 
   deleteNamespace(index: IndexRow, rawName: string): void {
     const ns = namespaceOf(rawName, 'namespace');
-    const change = this.registry.store(index).dropNamespace(ns);
-    if (!change) throw notFound(`Namespace ${rawName} not found in index ${index.name}.`);
-    this.commit(index, [change]);
-    this.registry.schedulePurge(index.id);
+    if (!this.writes.dropNamespace(index, ns)) throw notFound(`Namespace ${rawName} not found in index ${index.name}.`);
   }
 
   createNamespace(index: IndexRow, body: unknown): string {

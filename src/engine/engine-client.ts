@@ -1,103 +1,236 @@
 // The main thread's handle on the engine worker. Writes post their committed changes
 // and return at once (messages keep their order, so the next query sees them); reads
 // and loads are request/response.
+//
+// Restart: when the worker dies (exits, or reports that an apply failed, which means its
+// structures no longer match the stores) a new worker is started and every open index is
+// loaded again from its record store. Nothing is lost: every change was committed to a
+// store before it was posted, and the new worker's load reads the stores after those
+// commits. Meanwhile requests answer 503 UNAVAILABLE with Retry-After. Restarts back off
+// (doubling up to MAX_RESTART_DELAY_MS) so a fault that recurs on load cannot spin.
 import { Worker } from 'node:worker_threads';
 import { unavailable } from '../errors.js';
-import { engineQueryDuration, engineQueueDepth } from '../metrics.js';
-import type { EngineMatch, EngineQuery, EngineRequest, EngineResponse } from './engine-protocol.js';
-import type { IndexShape } from './metric.js';
-import type { Change } from './record-store.js';
+import { engineQueryDuration, engineQueueDepth, engineUnindexedRecords, engineWorkerRestarts } from '../metrics.js';
+import type { FilterNode } from './filter.js';
+import type { Change, IndexShape } from './model.js';
+import type {
+  EngineCall,
+  EngineMatch,
+  EngineMessage,
+  EngineQuery,
+  EngineReply,
+  EngineRequest,
+} from './protocol.js';
 
-/** Stored data is intact (the stores are durable); only search is down until a restart. */
-const searchUnavailable = (): Error => unavailable('The search engine failed; restart Conifer to rebuild it.', 30);
+const RETRY_AFTER_SECONDS = 1;
+/** Longest a clean shutdown waits for the graph snapshots. */
+const FLUSH_TIMEOUT_MS = 20_000;
+const MIN_RESTART_DELAY_MS = 100;
+const MAX_RESTART_DELAY_MS = 30_000;
+/** A worker that stayed up this long resets the back-off. */
+const STABLE_AFTER_MS = 60_000;
 
-type Pending = { resolve: (value: unknown) => void; reject: (err: Error) => void };
+const restarting = (): Error => unavailable('The search engine is restarting; retry shortly.', RETRY_AFTER_SECONDS);
+
+type Pending = { settle: (reply: EngineReply) => void; fail: (err: Error) => void; call: EngineCall };
 
 export interface EngineLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }
 
-/** Distributes Omit over the request union so each variant keeps its own fields. */
+/** Distributes Omit over the call union so each variant keeps its own fields. */
 type WithoutReqId<T> = T extends unknown ? Omit<T, 'reqId'> : never;
 
+interface OpenIndex {
+  dir: string;
+  shape: IndexShape;
+  /** The index's name, for metric labels and logs. */
+  name: string;
+}
+
 export class EngineClient {
-  private readonly worker: Worker;
+  private worker: Worker;
   private readonly pending = new Map<number, Pending>();
+  private readonly opened = new Map<string, OpenIndex>();
   private nextReqId = 1;
-  private failure: Error | undefined;
+  private stopped = false;
+  /** Set between a worker's death and its replacement's start. */
+  private down = false;
+  private restartDelay = MIN_RESTART_DELAY_MS;
+  private startedAt = Date.now();
 
   constructor(private readonly log: EngineLog) {
-    this.worker = new Worker(new URL('./engine-worker.js', import.meta.url));
-    this.worker.on('message', (msg: EngineResponse) => this.onMessage(msg));
-    this.worker.on('error', (err) => this.fail(err));
-    this.worker.on('exit', (code) => this.fail(new Error(`engine worker exited with code ${code}`)));
+    this.worker = this.spawn();
   }
 
-  open(indexId: string, dir: string, shape: IndexShape): Promise<void> {
-    return this.request({ op: 'open', indexId, dir, shape }) as Promise<void>;
+  /** Loads an index; resolves when it is searchable (survives worker restarts). */
+  open(indexId: string, dir: string, shape: IndexShape, name = indexId): Promise<void> {
+    this.opened.set(indexId, { dir, shape, name });
+    return this.call({ op: 'open', indexId, dir, shape }, (r) => (r.op === 'open' ? r.result : undefined)).then(() => undefined);
   }
 
-  close(indexId: string): Promise<void> {
-    return this.request({ op: 'close', indexId }) as Promise<void>;
+  async close(indexId: string): Promise<void> {
+    const entry = this.opened.get(indexId);
+    this.opened.delete(indexId);
+    if (entry) engineUnindexedRecords.remove({ index: entry.name });
+    if (this.down) return; // the next worker will not load it
+    await this.call({ op: 'close', indexId }, (r) => (r.op === 'close' ? r.result : undefined));
   }
 
   /**
    * Never throws: it runs after a write committed, and a write that committed must not
-   * answer 5xx (decision 3). A failed engine is reported by the next read instead.
+   * answer 5xx (decision 3). While the worker restarts, the change is already in the
+   * store that the new worker loads.
    */
   apply(indexId: string, changes: Change[]): void {
-    if (changes.length === 0 || this.failure) return;
+    if (changes.length === 0 || this.down || this.stopped) return;
     this.worker.postMessage({ op: 'apply', indexId, changes } satisfies EngineRequest);
   }
 
-  /** Timed around the worker round trip (conifer_engine_query_duration_seconds). */
   async query(indexId: string, query: EngineQuery): Promise<EngineMatch[]> {
-    const done = engineQueryDuration.startTimer();
-    try {
-      return (await this.request({ op: 'query', indexId, query })) as EngineMatch[];
-    } finally {
-      done();
-    }
+    const started = performance.now();
+    const result = await this.call({ op: 'query', indexId, query }, (r) => (r.op === 'query' ? r.result : undefined));
+    engineQueryDuration.observe((performance.now() - started) / 1000);
+    return result;
   }
 
-  count(indexId: string, filter: unknown): Promise<Record<string, number>> {
-    return this.request({ op: 'count', indexId, filter }) as Promise<Record<string, number>>;
+  count(indexId: string, filter: FilterNode): Promise<Record<string, number>> {
+    return this.call({ op: 'count', indexId, filter }, (r) => (r.op === 'count' ? r.result : undefined));
   }
 
+  /** False while the worker restarts or any index is still loading (GET /ready). */
+  get searchable(): boolean {
+    if (this.down) return false;
+    for (const p of this.pending.values()) if (p.call.op === 'open') return false;
+    return true;
+  }
+
+  /** Callback for "a snapshot holding every change up to seq is durable". */
+  onSnapshot: ((indexId: string, seq: number) => void) | undefined;
+
+  /** Writes the snapshots (bounded by FLUSH_TIMEOUT_MS), then stops the worker. */
   async stop(): Promise<void> {
-    this.failure ??= new Error('engine stopped');
+    if (!this.down && !this.stopped) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, FLUSH_TIMEOUT_MS);
+      });
+      const flushed = this.call({ op: 'flush', reason: 'shutdown' }, (r) => (r.op === 'flush' ? r.result : undefined)).then(
+        () => undefined,
+        (err: unknown) => this.log.error({ err }, 'writing graph snapshots at shutdown failed; the next start rebuilds them'),
+      );
+      await Promise.race([flushed, timeout]);
+      clearTimeout(timer);
+    }
+    this.stopped = true;
     await this.worker.terminate();
   }
 
-  private request(msg: WithoutReqId<EngineRequest>): Promise<unknown> {
-    const reqId = this.nextReqId++;
+  /**
+   * Posts a call; `pick` takes the result out of the reply to this op (undefined when the
+   * reply is for another op, which would be a protocol bug).
+   */
+  private call<T>(
+    msg: WithoutReqId<EngineCall>,
+    pick: (reply: EngineReply & { type: 'reply' }) => T | undefined,
+  ): Promise<T> {
     return new Promise((resolve, reject) => {
-      if (this.failure) return reject(searchUnavailable());
-      this.pending.set(reqId, { resolve, reject });
+      if (this.stopped) return reject(new Error('engine stopped'));
+      if (this.down && msg.op !== 'open') return reject(restarting());
+      const reqId = this.nextReqId++;
+      const call = { ...msg, reqId } satisfies EngineCall;
+      const settle = (reply: EngineReply): void => {
+        if (reply.type === 'error') {
+          reject(reply.retryable ? unavailable(`Search is not available yet: ${reply.error}.`, RETRY_AFTER_SECONDS) : new Error(reply.error));
+          return;
+        }
+        const result = pick(reply);
+        if (result === undefined) reject(new Error(`engine protocol: a ${msg.op} call was answered as ${reply.op}`));
+        else resolve(result);
+      };
+      this.pending.set(reqId, { settle, fail: reject, call });
       engineQueueDepth.set(this.pending.size);
-      this.worker.postMessage({ ...msg, reqId } as EngineRequest);
+      if (!this.down) this.worker.postMessage(call);
     });
   }
 
-  private onMessage(msg: EngineResponse): void {
-    const pending = this.pending.get(msg.reqId);
-    if (!pending) {
-      // An 'apply' failed: the search structures no longer match the stores.
-      if (!msg.ok) this.fail(new Error(`engine failed to apply changes: ${msg.error}`));
-      return;
-    }
-    this.pending.delete(msg.reqId);
-    engineQueueDepth.set(this.pending.size);
-    if (msg.ok) pending.resolve(msg.result);
-    else pending.reject(new Error(msg.error));
+  private spawn(): Worker {
+    const worker = new Worker(new URL('./worker/engine-worker.js', import.meta.url));
+    worker.on('message', (msg: EngineMessage) => this.onMessage(worker, msg));
+    worker.on('error', (err) => this.onDeath(worker, err));
+    worker.on('exit', (code) => this.onDeath(worker, new Error(`engine worker exited with code ${code}`)));
+    this.startedAt = Date.now();
+    return worker;
   }
 
-  private fail(err: Error): void {
-    if (this.failure) return;
-    this.failure = err;
-    this.log.error({ err }, 'engine worker failed; search is unavailable until restart');
-    for (const p of this.pending.values()) p.reject(searchUnavailable());
-    this.pending.clear();
-    engineQueueDepth.set(0);
+  private onMessage(from: Worker, msg: EngineMessage): void {
+    if (from !== this.worker) return; // a late message from a worker being replaced
+    switch (msg.type) {
+      case 'reply':
+      case 'error': {
+        const pending = this.pending.get(msg.reqId);
+        if (!pending) return;
+        this.pending.delete(msg.reqId);
+        engineQueueDepth.set(this.pending.size);
+        pending.settle(msg);
+        return;
+      }
+      case 'status':
+        for (const [indexId, n] of Object.entries(msg.unindexed)) {
+          const entry = this.opened.get(indexId);
+          if (entry) engineUnindexedRecords.set({ index: entry.name }, n);
+        }
+        return;
+      case 'snapshot':
+        this.onSnapshot?.(msg.indexId, msg.seq);
+        return;
+      case 'log':
+        this.log[msg.level](msg.fields, msg.msg);
+        return;
+      case 'fatal':
+        this.onDeath(from, new Error(`engine failed to apply changes: ${msg.error}`));
+        return;
+    }
+  }
+
+  private onDeath(worker: Worker, err: Error): void {
+    if (worker !== this.worker || this.down || this.stopped) return;
+    this.down = true;
+    void worker.terminate();
+    engineWorkerRestarts.inc();
+    if (Date.now() - this.startedAt > STABLE_AFTER_MS) this.restartDelay = MIN_RESTART_DELAY_MS;
+    const delay = this.restartDelay;
+    this.restartDelay = Math.min(this.restartDelay * 2, MAX_RESTART_DELAY_MS);
+    this.log.error({ err, restartInMs: delay, indexes: this.opened.size }, 'engine worker failed; restarting it and reloading every index');
+    // Every request in flight fails with 503, except loads: they are posted again below.
+    for (const [reqId, p] of this.pending) {
+      if (p.call.op === 'open') continue;
+      this.pending.delete(reqId);
+      p.fail(restarting());
+    }
+    engineQueueDepth.set(this.pending.size);
+    setTimeout(() => this.restart(), delay).unref();
+  }
+
+  private restart(): void {
+    if (this.stopped) return;
+    this.worker = this.spawn();
+    this.down = false;
+    const reloading = new Set<string>();
+    for (const p of this.pending.values()) {
+      if (p.call.op === 'open') {
+        reloading.add(p.call.indexId);
+        this.worker.postMessage(p.call);
+      }
+    }
+    for (const [indexId, { dir, shape, name }] of this.opened) {
+      if (reloading.has(indexId)) continue;
+      this.call({ op: 'open', indexId, dir, shape }, (r) => (r.op === 'open' ? r.result : undefined)).then(
+        () => this.log.info({ index: name }, 'engine reloaded index after restart'),
+        (err: unknown) => this.log.error({ err, index: name }, 'reloading index after an engine restart failed'),
+      );
+    }
   }
 }

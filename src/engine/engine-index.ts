@@ -1,20 +1,49 @@
 // One index's search structures inside the engine worker: a VectorSet per namespace.
 //
-// Applying changes is idempotent by sequence number. The worker loads an index from a
-// snapshot read AFTER the open message was posted, so the snapshot may already contain
-// changes that arrive later as messages; comparing seqs makes replaying them harmless:
-// an upsert or delete older than what is held is skipped, and a namespace drop removes
-// only records older than the drop.
-import { parseFilter } from './filter.js';
-import type { EngineMatch, EngineQuery } from './engine-protocol.js';
-import type { IndexShape } from './metric.js';
-import type { Change, StoredRecord } from './record-store.js';
-import { VectorSet } from './vector-set.js';
+// Applying changes is idempotent by sequence number, so a state loaded from a store (or
+// a snapshot) at seq S can have any changes replayed over it, including ones it already
+// holds: an upsert or delete older than what is held is skipped, and a namespace drop
+// removes only records older than the drop.
+import { compileFilter, type FilterNode } from './filter.js';
+import type { Change, IndexShape, StoredRecord } from './model.js';
+import type { HnswGraph } from './graph/hnsw-graph.js';
+import type { EngineMatch, EngineQuery } from './protocol.js';
+import type { NamespaceToWrite } from './snapshot/snapshot-files.js';
+import { DEFAULT_GRAPH_OPTIONS, VectorSet, type GraphOptions, type VectorSetEvents } from './vector-set.js';
 
 export class EngineIndex {
   private readonly namespaces = new Map<string, VectorSet>();
+  /** Round-robin position of background work over the namespaces. */
+  private workCursor = 0;
 
-  constructor(private readonly shape: IndexShape) {}
+  constructor(
+    private readonly shape: IndexShape,
+    private readonly options: GraphOptions = DEFAULT_GRAPH_OPTIONS,
+    private readonly events?: VectorSetEvents,
+  ) {}
+
+  /** Starts namespace `ns` from a snapshot's graph; call before loading records. */
+  restore(ns: string, graph: HnswGraph, ids: readonly (string | null)[], seq: number): void {
+    (this.namespaces.get(ns) ?? this.createNamespace(ns)).restore(graph, ids, seq);
+  }
+
+  /** Ends every restore once all records are loaded (before later changes apply). */
+  finishRestore(): void {
+    for (const [ns, set] of this.namespaces) {
+      set.finishRestore();
+      if (set.size === 0) this.namespaces.delete(ns);
+    }
+  }
+
+  /** The namespaces with a graph, as a snapshot writes them. */
+  snapshot(seq: number): NamespaceToWrite[] {
+    const out: NamespaceToWrite[] = [];
+    for (const [ns, set] of this.namespaces) {
+      const part = set.snapshot(ns, seq);
+      if (part) out.push(part);
+    }
+    return out;
+  }
 
   load(ns: string, seq: number, record: StoredRecord): void {
     this.apply({ kind: 'upsert', ns, seq, record });
@@ -49,8 +78,9 @@ export class EngineIndex {
   query(q: EngineQuery): EngineMatch[] {
     const set = this.namespaces.get(q.namespace);
     if (!set) return [];
-    const predicate = q.filter === undefined ? undefined : parseFilter(q.filter);
-    const hits = set.search({ dense: q.dense, sparse: q.sparse, topK: q.topK, predicate });
+    const predicate = q.filter === undefined ? undefined : compileFilter(q.filter);
+    const ef = Math.max(this.options.defaultEf, q.maxCandidates ?? 0);
+    const hits = set.search({ dense: q.dense, sparse: q.sparse, topK: q.topK, predicate, ef });
     return hits.map((h) => {
       const match: EngineMatch = { id: h.id, score: h.score };
       if (q.includeValues || q.includeMetadata) {
@@ -67,15 +97,36 @@ export class EngineIndex {
     });
   }
 
-  count(filter: unknown): Record<string, number> {
-    const predicate = parseFilter(filter);
+  count(filter: FilterNode): Record<string, number> {
+    const predicate = compileFilter(filter);
     const out: Record<string, number> = {};
     for (const [ns, set] of this.namespaces) out[ns] = set.count(predicate);
     return out;
   }
 
+  /** Records searched exactly because they are not yet in a graph. */
+  get unindexed(): number {
+    let n = 0;
+    for (const set of this.namespaces.values()) n += set.unindexed;
+    return n;
+  }
+
+  get hasWork(): boolean {
+    for (const set of this.namespaces.values()) if (set.hasWork) return true;
+    return false;
+  }
+
+  /** Background graph work until `deadline` (performance.now() ms), namespaces in turn. */
+  work(deadline: number): void {
+    const sets = [...this.namespaces.values()].filter((s) => s.hasWork);
+    for (let i = 0; i < sets.length && performance.now() < deadline; i++) {
+      sets[(this.workCursor + i) % sets.length].work(deadline);
+    }
+    this.workCursor++;
+  }
+
   private createNamespace(ns: string): VectorSet {
-    const set = new VectorSet(this.shape.dimension, this.shape.metric);
+    const set = new VectorSet(this.shape.dimension, this.shape.metric, this.options, this.events);
     this.namespaces.set(ns, set);
     return set;
   }

@@ -59,8 +59,9 @@ export const FILTER_MAX_IN_VALUES = 10_000;
 export const FILTER_MAX_DEPTH = 16;
 export const FILTER_MAX_CONDITIONS = 1024;
 
-export type MetadataValue = string | number | boolean | string[];
-export type Metadata = Record<string, MetadataValue>;
+import type { Metadata, MetadataValue } from './model.js';
+
+export type { Metadata, MetadataValue } from './model.js';
 
 /** True when the record matches. Allocation-free per call. */
 export type Predicate = (metadata: Metadata | undefined) => boolean;

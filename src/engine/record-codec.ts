@@ -8,22 +8,7 @@
 // Every platform Node 20 ships for is little-endian; a big-endian host still reads and
 // writes the same bytes through the slow path below.
 
-import type { Metadata } from './filter.js';
-
-export type { Metadata, MetadataValue } from './filter.js';
-
-export interface SparseValues {
-  indices: Uint32Array;
-  values: Float32Array;
-}
-
-/** A record as the store keeps it; absent fields are absent, never null. */
-export interface StoredRecord {
-  id: string;
-  values?: Float32Array;
-  sparse?: SparseValues;
-  metadata?: Metadata;
-}
+import type { Metadata } from './model.js';
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 

@@ -34,19 +34,11 @@ import {
   encode32,
   encodeMetadata,
   prefixUpperBound,
-  type Metadata,
-  type SparseValues,
-  type StoredRecord,
 } from './record-codec.js';
 import type { Predicate } from './filter.js';
+import type { Change, Metadata, SparseValues, StoredRecord } from './model.js';
 
-export type { Metadata, MetadataValue, SparseValues, StoredRecord } from './record-codec.js';
-
-/** One committed change, in the order the search engine must apply it. */
-export type Change =
-  | { kind: 'upsert'; ns: string; seq: number; record: StoredRecord }
-  | { kind: 'delete'; ns: string; seq: number; id: string }
-  | { kind: 'drop-namespace'; ns: string; seq: number };
+export type { Change, Metadata, MetadataValue, SparseValues, StoredRecord } from './model.js';
 
 /** `values` and `sparse` replace the stored ones; `setMetadata` adds or overwrites keys. */
 export interface RecordPatch {
@@ -605,6 +597,20 @@ export class RecordStore {
       if (rows.length < CHUNK_ROWS) return;
       after = rows[rows.length - 1].seq;
     }
+  }
+
+  /**
+   * Starts a read transaction: until endRead(), reads on this connection see the store
+   * as it is now, while other connections keep committing (WAL). A load done in slices
+   * uses it to read one consistent cut. Returns the seq of the last change in the cut.
+   */
+  beginRead(): number {
+    this.db.exec('BEGIN');
+    return this.meta('last_seq');
+  }
+
+  endRead(): void {
+    if (this.db.inTransaction) this.db.exec('COMMIT');
   }
 
   /** Every live record of every live namespace, by namespace then id, with its seq. */

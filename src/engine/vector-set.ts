@@ -1,184 +1,318 @@
-// The records of one namespace as the search engine holds them: dense values packed in
-// one growable Float32Array (slot i at [i*dim, (i+1)*dim)), their norms, sparse values
-// with sorted indices, metadata and the sequence number of each record's last change.
-// Deleting swaps the last slot into the hole, so slots stay dense and a scan touches
-// only live records. Exact search is a full scan with a bounded top-k.
-import type { Metric } from './metric.js';
-import type { Metadata, Predicate } from './filter.js';
-import type { SparseValues, StoredRecord } from './record-codec.js';
-import { TopK } from './top-k.js';
+// The searchable records of one namespace, composed from parts with one job each:
+// stable labels for ids (vectors/labels.ts), the vector arena (vectors/arena.ts), exact
+// scoring and top-k (vectors/exact-scan.ts), and — once the namespace is large enough —
+// an HNSW graph (graph/hnsw-graph.ts) with the records not yet in it searched exactly
+// beside it (the tail). Per label it also keeps the record's seq, sparse values and
+// metadata (filters and includeMetadata read them here).
+//
+// Invariants
+// - A write is visible to the next search: a new or changed vector is in the tail until
+//   a background slice (work()) inserts it; a deleted or changed record's graph node is
+//   marked deleted at once.
+// - Below `graphMinRecords` there is no graph (an empty hnswlib index costs ~2.5 MiB);
+//   the graph is dropped again below half of it.
+// - When more than REBUILD_DELETED_FRACTION of a graph's nodes are deleted, a fresh graph
+//   is built in the background from the live records and swapped in when complete;
+//   until then the old graph keeps answering.
+import type { Predicate } from './filter.js';
+import { GraphError, HnswGraph } from './graph/hnsw-graph.js';
+import type { NamespaceToWrite } from './snapshot/snapshot-files.js';
+import type { Metadata, Metric, SparseValues, StoredRecord } from './model.js';
+import { choosePlan } from './planner/plan.js';
+import { VectorArena } from './vectors/arena.js';
+import { bestOf, Scorer, type ScoredHit } from './vectors/exact-scan.js';
+import { LabelMap } from './vectors/labels.js';
 
 export interface SearchQuery {
   dense?: Float32Array;
   sparse?: SparseValues;
   topK: number;
   predicate?: Predicate;
+  /** Candidates the graph walk keeps (hnswlib's ef); raised to topK. */
+  ef?: number;
+  /** Force an exact scan (tests, diagnosis). */
+  exact?: boolean;
 }
 
 export interface Hit {
+  /** The record's label: stable while the record lives. */
   slot: number;
   id: string;
   score: number;
 }
 
-const INITIAL_CAPACITY = 64;
+export interface GraphOptions {
+  /** A namespace gets a graph once it holds this many records. */
+  graphMinRecords: number;
+  /** The graph walk's ef when a query does not ask for more. */
+  defaultEf: number;
+}
+
+// graphMinRecords: below it an exact scan costs at most ~2 ms at 384-d, and a graph's
+// fixed ~2.5 MiB would cost more than the vectors themselves. defaultEf: see README
+// "Search engine" for the recall it gives.
+export const DEFAULT_GRAPH_OPTIONS: GraphOptions = { graphMinRecords: 5000, defaultEf: 100 };
+
+const REBUILD_DELETED_FRACTION = 0.2;
+
+export interface VectorSetEvents {
+  /** A native graph call failed; the namespace fell back to exact search. */
+  graphFailed(err: Error): void;
+}
 
 export class VectorSet {
-  private ids: string[] = [];
-  private readonly slotOf = new Map<string, number>();
-  private seqs: number[] = [];
-  private dense: Float32Array;
-  private norms: Float64Array;
-  private sparse: (SparseValues | undefined)[] = [];
-  private metadata: (Metadata | undefined)[] = [];
+  private readonly labels = new LabelMap();
+  private readonly arena: VectorArena;
+  private readonly seqs: number[] = [];
+  private readonly sparse: (SparseValues | undefined)[] = [];
+  private readonly metadata: (Metadata | undefined)[] = [];
+  private graph: HnswGraph | undefined;
+  private rebuild: HnswGraph | undefined;
+  /** Set after a native failure: the namespace stays exact until the engine restarts. */
+  private graphBroken = false;
+  /** While restoring from a snapshot: its labels by id and the seq it holds. */
+  private restoring: { labelOf: Map<string, number>; seq: number; extent: number } | undefined;
 
   constructor(
     private readonly dim: number,
     private readonly metric: Metric,
+    private readonly options: GraphOptions = DEFAULT_GRAPH_OPTIONS,
+    private readonly events?: VectorSetEvents,
   ) {
-    this.dense = new Float32Array(INITIAL_CAPACITY * dim);
-    this.norms = new Float64Array(INITIAL_CAPACITY);
+    this.arena = new VectorArena(dim);
   }
 
   get size(): number {
-    return this.ids.length;
+    return this.labels.size;
   }
 
   seqOf(id: string): number | undefined {
-    const slot = this.slotOf.get(id);
-    return slot === undefined ? undefined : this.seqs[slot];
+    const label = this.labels.label(id);
+    return label === undefined ? undefined : this.seqs[label];
   }
 
   upsert(seq: number, record: StoredRecord): void {
-    let slot = this.slotOf.get(record.id);
-    if (slot === undefined) {
-      slot = this.ids.length;
-      this.ensureCapacity(slot + 1);
-      this.ids.push(record.id);
-      this.slotOf.set(record.id, slot);
-      this.seqs.push(seq);
-      this.sparse.push(undefined);
-      this.metadata.push(undefined);
+    let label = this.labels.label(record.id);
+    let vectorChanged = true;
+    const restored = label === undefined && this.restoring && seq <= this.restoring.seq ? this.restoring.labelOf.get(record.id) : undefined;
+    if (restored !== undefined) {
+      // Unchanged since the snapshot: its graph node (if any) holds this very vector.
+      label = restored;
+      this.labels.assignAt(record.id, label);
+      this.seqs[label] = seq;
+      this.arena.set(label, record.values);
+      this.sparse[label] = record.sparse && sortSparse(record.sparse);
+      this.metadata[label] = record.metadata;
+      return;
     }
-    this.seqs[slot] = seq;
-    const base = slot * this.dim;
-    if (record.values && this.dim > 0) {
-      this.dense.set(record.values, base);
-      let n = 0;
-      for (let i = 0; i < this.dim; i++) n += record.values[i] * record.values[i];
-      this.norms[slot] = Math.sqrt(n);
-    } else if (this.dim > 0) {
-      this.dense.fill(0, base, base + this.dim);
-      this.norms[slot] = 0;
+    if (label === undefined) {
+      label = this.labels.assign(record.id);
+    } else {
+      vectorChanged = !this.arena.equals(label, record.values);
     }
-    this.sparse[slot] = record.sparse && sortSparse(record.sparse);
-    this.metadata[slot] = record.metadata;
+    this.seqs[label] = seq;
+    if (vectorChanged) this.arena.set(label, record.values);
+    this.sparse[label] = record.sparse && sortSparse(record.sparse);
+    this.metadata[label] = record.metadata;
+    if (vectorChanged) this.graphs((g) => {
+      g.invalidate(label);
+      g.enqueue(label);
+    });
+    if (!this.graph && !this.graphBroken && this.dim > 0 && this.labels.size >= this.options.graphMinRecords) {
+      this.graph = this.freshGraph();
+    }
   }
 
   remove(id: string): void {
-    const slot = this.slotOf.get(id);
-    if (slot === undefined) return;
-    const last = this.ids.length - 1;
-    if (slot !== last) {
-      const moved = this.ids[last];
-      this.ids[slot] = moved;
-      this.slotOf.set(moved, slot);
-      this.seqs[slot] = this.seqs[last];
-      this.dense.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
-      this.norms[slot] = this.norms[last];
-      this.sparse[slot] = this.sparse[last];
-      this.metadata[slot] = this.metadata[last];
+    const label = this.labels.release(id);
+    if (label === undefined) return;
+    this.graphs((g) => g.invalidate(label));
+    this.sparse[label] = undefined;
+    this.metadata[label] = undefined;
+    if (this.graph && this.labels.size < this.options.graphMinRecords / 2) {
+      this.graph = undefined; // native memory is freed with the object
+      this.rebuild = undefined;
     }
-    this.slotOf.delete(id);
-    this.ids.pop();
-    this.seqs.pop();
-    this.sparse.pop();
-    this.metadata.pop();
   }
 
   /** Removes every record whose last change is older than `seq` (a namespace drop). */
   removeOlderThan(seq: number): void {
-    for (let slot = this.ids.length - 1; slot >= 0; slot--) {
-      if (slot < this.ids.length && this.seqs[slot] < seq) this.remove(this.ids[slot]);
+    for (let label = 0; label < this.labels.extent; label++) {
+      const id = this.labels.id(label);
+      if (id !== undefined && this.seqs[label] < seq) this.remove(id);
     }
   }
 
   /** Number of records matching the predicate. */
   count(predicate: Predicate): number {
     let n = 0;
-    for (let slot = 0; slot < this.ids.length; slot++) if (predicate(this.metadata[slot])) n++;
+    for (const label of this.live()) if (predicate(this.metadata[label])) n++;
     return n;
   }
 
   record(slot: number): StoredRecord {
-    const out: StoredRecord = { id: this.ids[slot] };
-    if (this.dim > 0) out.values = this.dense.slice(slot * this.dim, (slot + 1) * this.dim);
-    if (this.sparse[slot]) out.sparse = this.sparse[slot];
-    if (this.metadata[slot]) out.metadata = this.metadata[slot];
+    const id = this.labels.id(slot);
+    if (id === undefined) throw new Error(`engine: label ${slot} is free`);
+    const out: StoredRecord = { id };
+    if (this.dim > 0) out.values = this.arena.get(slot);
+    const sparse = this.sparse[slot];
+    if (sparse) out.sparse = sparse;
+    const metadata = this.metadata[slot];
+    if (metadata) out.metadata = metadata;
     return out;
   }
 
-  /** Exact search: scores every (matching) record and keeps the best topK. */
-  search(q: SearchQuery): Hit[] {
-    const top = new TopK(q.topK);
-    const dim = this.dim;
-    const dense = this.dense;
-    const qd = q.dense;
-    const qSparse = q.sparse && sparseLookup(q.sparse);
-    let qNorm = 0;
-    if (qd) for (let i = 0; i < dim; i++) qNorm += qd[i] * qd[i];
-    qNorm = Math.sqrt(qNorm);
-    const euclidean = this.metric === 'euclidean';
-    const cosine = this.metric === 'cosine';
-    for (let slot = 0; slot < this.ids.length; slot++) {
-      if (q.predicate && !q.predicate(this.metadata[slot])) continue;
-      let score = 0;
-      if (qd) {
-        const base = slot * dim;
-        if (euclidean) {
-          for (let i = 0; i < dim; i++) {
-            const d = qd[i] - dense[base + i];
-            score += d * d;
-          }
-        } else {
-          for (let i = 0; i < dim; i++) score += qd[i] * dense[base + i];
-          if (cosine) score = score / (qNorm * this.norms[slot]);
-        }
-      }
-      if (qSparse) {
-        const s = this.sparse[slot];
-        let overlap = false;
-        if (s) {
-          for (let i = 0; i < s.indices.length; i++) {
-            const w = qSparse.get(s.indices[i]);
-            if (w !== undefined) {
-              score += w * s.values[i];
-              overlap = true;
-            }
-          }
-        }
-        // A sparse-only query matches records that share at least one index with it.
-        if (!overlap && !qd) continue;
-      }
-      // Rank on the float32 score that goes on the wire, so scores a client sees as
-      // equal are ties, ordered by id (decision 7).
-      const rank = Math.fround(euclidean ? -score : score);
-      if (top.admits(rank)) top.offer(slot, this.ids[slot], rank);
-    }
-    return top.sorted().map((r) => ({ slot: r.slot, id: r.id, score: euclidean ? -r.rank : r.rank }));
+  /**
+   * Starts from a snapshot's graph, before any record is loaded. Records then loaded
+   * whose seq is <= `seq` take their snapshot label (the graph holds their vector);
+   * finishRestore() ends the restore.
+   */
+  restore(graph: HnswGraph, ids: readonly (string | null)[], seq: number): void {
+    const labelOf = new Map<string, number>();
+    ids.forEach((id, label) => {
+      if (id !== null) labelOf.set(id, label);
+    });
+    this.labels.reserve(ids.length);
+    this.graph = graph;
+    this.restoring = { labelOf, seq, extent: ids.length };
   }
 
-  private ensureCapacity(n: number): void {
-    if (n <= this.norms.length) return;
-    const cap = Math.max(n, this.norms.length * 2);
-    const dense = new Float32Array(cap * this.dim);
-    dense.set(this.dense);
-    this.dense = dense;
-    const norms = new Float64Array(cap);
-    norms.set(this.norms);
-    this.norms = norms;
+  /** Frees snapshot labels no record claimed (marking their nodes deleted) and queues every live record the graph lacks. */
+  finishRestore(): void {
+    const restoring = this.restoring;
+    if (!restoring) return;
+    this.restoring = undefined;
+    const freed = this.labels.freeUnclaimed(restoring.extent);
+    this.graphs((g) => {
+      for (const label of freed) g.invalidate(label);
+      for (const label of this.live()) if (!g.has(label)) g.enqueue(label);
+    });
+    if (this.graph && this.labels.size < this.options.graphMinRecords / 2) this.graph = undefined;
+  }
+
+  /** What a snapshot needs of this namespace; undefined without a graph (nothing slow to rebuild). */
+  snapshot(name: string, seq: number): NamespaceToWrite | undefined {
+    const graph = this.graph;
+    if (!graph) return undefined;
+    const extent = this.labels.extent;
+    const ids: (string | null)[] = new Array<string | null>(extent);
+    for (let label = 0; label < extent; label++) ids[label] = this.labels.id(label) ?? null;
+    return { state: { name, seq, ids, ...graph.flags(extent) }, writeGraph: (file) => graph.writeSync(file) };
+  }
+
+  /** Records searched exactly because they are not yet in a graph (0 without a graph). */
+  get unindexed(): number {
+    return this.graph ? this.labels.size - this.graph.size : 0;
+  }
+
+  /** Whether background graph work is waiting. */
+  get hasWork(): boolean {
+    return this.graph !== undefined && (this.graph.pending > 0 || this.rebuild !== undefined || this.needsRebuild());
+  }
+
+  /** Inserts into the graph(s) until `deadline` (performance.now() ms). */
+  work(deadline: number): void {
+    const graph = this.graph;
+    if (!graph) return;
+    const isLive = (label: number): boolean => this.labels.id(label) !== undefined;
+    try {
+      graph.insertUntil(deadline, this.arena, isLive);
+      if (graph.pending > 0 || performance.now() >= deadline) return;
+      if (!this.rebuild && this.needsRebuild()) this.rebuild = this.freshGraph();
+      if (this.rebuild) {
+        this.rebuild.insertUntil(deadline, this.arena, isLive);
+        if (this.rebuild.pending === 0) {
+          this.graph = this.rebuild;
+          this.rebuild = undefined;
+        }
+      }
+    } catch (err) {
+      this.dropBrokenGraph(err);
+    }
+  }
+
+  search(q: SearchQuery): Hit[] {
+    const scorer = new Scorer(this.metric, this.arena, (label) => this.sparse[label], q);
+    const idOf = (label: number): string => this.labels.id(label) ?? '';
+    const plan = choosePlan({
+      hasGraph: this.graph !== undefined,
+      dense: q.dense !== undefined,
+      sparse: q.sparse !== undefined,
+      filtered: q.predicate !== undefined,
+      exact: q.exact === true,
+    });
+    if (plan === 'graph' && this.graph && q.dense) {
+      try {
+        const hits = this.graphSearch(this.graph, q.dense, q.topK, q.ef ?? this.options.defaultEf, scorer, idOf);
+        // Never a short answer: the graph may miss records (unreachable nodes after many
+        // deletes); an exact scan is always complete.
+        if (hits.length >= Math.min(q.topK, this.labels.size)) return hits.map(toHit);
+      } catch (err) {
+        this.dropBrokenGraph(err);
+      }
+    }
+    const predicate = q.predicate;
+    const metadata = this.metadata;
+    const labels = predicate ? this.filtered((label) => predicate(metadata[label])) : this.live();
+    return bestOf(labels, q.topK, scorer, idOf).map(toHit);
+  }
+
+  private graphSearch(
+    graph: HnswGraph,
+    dense: Float32Array,
+    topK: number,
+    ef: number,
+    scorer: Scorer,
+    idOf: (label: number) => string,
+  ): ScoredHit[] {
+    const candidates = graph.search(dense, topK, ef);
+    graph.forEachQueued(
+      (label) => this.labels.id(label) !== undefined,
+      (label) => candidates.push(label),
+    );
+    // Rescored exactly from the arena: the same float32 scores and tie order as a scan.
+    return bestOf(candidates, topK, scorer, idOf);
+  }
+
+  private needsRebuild(): boolean {
+    return this.graph !== undefined && this.graph.deletedFraction > REBUILD_DELETED_FRACTION;
+  }
+
+  private freshGraph(): HnswGraph {
+    const graph = HnswGraph.create(this.metric, this.dim, Math.ceil(this.labels.size * 1.5));
+    for (const label of this.live()) graph.enqueue(label);
+    return graph;
+  }
+
+  private graphs(each: (g: HnswGraph) => void): void {
+    try {
+      if (this.graph) each(this.graph);
+      if (this.rebuild) each(this.rebuild);
+    } catch (err) {
+      this.dropBrokenGraph(err);
+    }
+  }
+
+  private dropBrokenGraph(err: unknown): void {
+    if (!(err instanceof GraphError)) throw err;
+    this.graph = undefined;
+    this.rebuild = undefined;
+    this.graphBroken = true;
+    this.events?.graphFailed(err);
+  }
+
+  private *live(): Iterable<number> {
+    for (let label = 0; label < this.labels.extent; label++) if (this.labels.id(label) !== undefined) yield label;
+  }
+
+  private *filtered(keep: (label: number) => boolean): Iterable<number> {
+    for (let label = 0; label < this.labels.extent; label++) {
+      if (this.labels.id(label) !== undefined && keep(label)) yield label;
+    }
   }
 }
+
+const toHit = (h: ScoredHit): Hit => ({ slot: h.label, id: h.id, score: h.score });
 
 function sortSparse(s: SparseValues): SparseValues {
   let sorted = true;
@@ -189,10 +323,4 @@ function sortSparse(s: SparseValues): SparseValues {
     indices: Uint32Array.from(order, (i) => s.indices[i]),
     values: Float32Array.from(order, (i) => s.values[i]),
   };
-}
-
-function sparseLookup(s: SparseValues): Map<number, number> {
-  const m = new Map<number, number>();
-  for (let i = 0; i < s.indices.length; i++) m.set(s.indices[i], s.values[i]);
-  return m;
 }

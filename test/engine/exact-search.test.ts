@@ -7,9 +7,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { VectorSet, type Hit } from '../../src/engine/vector-set.js';
 import { EngineIndex } from '../../src/engine/engine-index.js';
-import { parseFilter, type Metadata } from '../../src/engine/filter.js';
-import type { Metric } from '../../src/engine/metric.js';
-import type { SparseValues, StoredRecord } from '../../src/engine/record-codec.js';
+import { parseFilter, parseFilterNode, type Metadata } from '../../src/engine/filter.js';
+import type { Metric } from '../../src/engine/model.js';
+import type { SparseValues, StoredRecord } from '../../src/engine/model.js';
 import { prng, shuffle } from '../helpers/prng.js';
 
 // ---- seeded data ---------------------------------------------------------------------
@@ -535,7 +535,7 @@ describe('EngineIndex', () => {
     assert.deepEqual(valuesOf(engine, 'x', 'c'), [0, 0, 0, 1]);
     engine.apply({ kind: 'drop-namespace', ns: 'x', seq: 7 });
     assert.deepEqual(ids(engine, 'x'), []);
-    assert.deepEqual(engine.count({}), { y: 1 });
+    assert.deepEqual(engine.count(parseFilterNode({})), { y: 1 });
     engine.apply({ kind: 'drop-namespace', ns: 'never', seq: 8 }); // no-op
     assert.deepEqual(ids(engine, 'y'), ['a']);
     // The namespace can be written again after the drop.
@@ -558,7 +558,7 @@ describe('EngineIndex', () => {
       const dense = randomDense(rand);
       for (const f of FILTERS) {
         const topK = 1 + Math.floor(rand() * 60);
-        const got = engine.query({ namespace: 'n1', topK, dense, filter: f.raw, includeValues: true, includeMetadata: true });
+        const got = engine.query({ namespace: 'n1', topK, dense, filter: parseFilterNode(f.raw), includeValues: true, includeMetadata: true });
         assertHits(got, refSearch('cosine', DIM, records.values(), { dense }, topK, f.keep), `engine q${qi} ${JSON.stringify(f.raw)}`);
         for (const m of got) {
           const want = records.get(m.id)!;
@@ -571,6 +571,6 @@ describe('EngineIndex', () => {
     for (const m of bare) assert.equal(m.record, undefined);
     assert.deepEqual(engine.query({ namespace: 'none', topK: 3, dense: randomDense(rand), includeValues: false, includeMetadata: false }), []);
     const lt5 = [...records.values()].filter((r) => FILTERS[0].keep(r.metadata)).length;
-    assert.deepEqual(engine.count({ bucket: { $lt: 5 } }), { n1: lt5 });
+    assert.deepEqual(engine.count(parseFilterNode({ bucket: { $lt: 5 } })), { n1: lt5 });
   });
 });

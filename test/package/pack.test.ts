@@ -52,7 +52,7 @@ describe('the npm package', { timeout: INSTALL_TIMEOUT_MS + 120_000 }, () => {
     const [packed] = JSON.parse(r.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     tarball = join(work, packed.filename);
     const files = packed.files.map((f) => f.path);
-    for (const needed of ['package.json', 'README.md', 'LICENSE', 'dist/build-info.json', 'dist/src/cli/main.js', 'dist/src/engine/engine-worker.js']) {
+    for (const needed of ['package.json', 'README.md', 'LICENSE', 'dist/build-info.json', 'dist/src/cli/main.js', 'dist/src/engine/worker/engine-worker.js']) {
       assert.ok(files.includes(needed), `${needed} is not in the package: ${files.join(', ')}`);
     }
     // The server's compiled JavaScript and the console's built assets, nothing else.

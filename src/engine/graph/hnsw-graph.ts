@@ -1,0 +1,216 @@
+// One HNSW graph over a namespace's labels: the only module that touches hnswlib-node.
+//
+// Thread rule: a graph belongs to the engine worker thread that created it and is only
+// ever called synchronously from it (hnswlib-node's async readIndex/writeIndex run on
+// the libuv pool against the same object, so they are never used).
+//
+// What the graph holds, per label:
+//   indexed[label] = 1  the graph has a live node with the label's CURRENT vector;
+//   inGraph[label] = 1  the graph has a node under that label (live or marked deleted);
+//   queued[label]  = 1  the label waits in `queue` to be inserted (the tail).
+// A label's node is marked deleted as soon as its record is deleted or its vector
+// changes, so a graph search never returns a stale record; the changed record waits in
+// the tail (searched exactly beside the graph) until its slice re-inserts it, which
+// for a node marked deleted means addPoint(v, label): hnswlib then updates the node in
+// place and unmarks it. addPoint(..., replaceDeleted = true) is never used: it takes
+// ANY deleted slot without checking that the label is new.
+//
+// Known faults of the library, guarded here: every native call is wrapped so an error
+// surfaces as a GraphError (the caller drops the graph and falls back to exact search);
+// no JS filter callback is ever passed (a throwing callback aborts the process).
+import hnswlib from 'hnswlib-node';
+import type { HierarchicalNSW, SpaceName } from 'hnswlib-node';
+import type { Metric } from '../model.js';
+import type { VectorArena } from '../vectors/arena.js';
+
+export const HNSW_M = 16;
+export const HNSW_EF_CONSTRUCTION = 200;
+/** Fixed so a rebuild from the same data gives the same graph. */
+const RANDOM_SEED = 100;
+const INITIAL_CAPACITY = 1024;
+
+export class GraphError extends Error {}
+
+const SPACE: Record<Metric, SpaceName> = { cosine: 'cosine', euclidean: 'l2', dotproduct: 'ip' };
+
+export class HnswGraph {
+  private indexed = new Uint8Array(0);
+  private inGraph = new Uint8Array(0);
+  private queued = new Uint8Array(0);
+  /** Labels waiting for insertion, from `head`; entries may be stale (checked on use). */
+  private queue: number[] = [];
+  private head = 0;
+  /** Nodes marked deleted (inGraph && !indexed). */
+  private deletedNodes = 0;
+  private liveNodes = 0;
+
+  private constructor(
+    private readonly index: HierarchicalNSW,
+    private readonly dim: number,
+    private capacity: number,
+  ) {}
+
+  /** An empty graph with room for `expected` nodes. */
+  static create(metric: Metric, dim: number, expected: number): HnswGraph {
+    const capacity = Math.max(INITIAL_CAPACITY, expected);
+    const index = native(() => {
+      const created = new hnswlib.HierarchicalNSW(SPACE[metric], dim);
+      created.initIndex(capacity, HNSW_M, HNSW_EF_CONSTRUCTION, RANDOM_SEED);
+      return created;
+    });
+    return new HnswGraph(index, dim, capacity);
+  }
+
+  /**
+   * A graph read back from a snapshot file (verified by its checksum first: hnswlib can
+   * abort on a damaged file), with the per-label flags saved beside it. Every label the
+   * caller keeps must then be confirmed or invalidated (see VectorSet.restore).
+   */
+  static load(metric: Metric, dim: number, file: string, indexed: Uint8Array, inGraph: Uint8Array): HnswGraph {
+    const index = native(() => {
+      const loaded = new hnswlib.HierarchicalNSW(SPACE[metric], dim);
+      loaded.readIndexSync(file);
+      return loaded;
+    });
+    const graph = new HnswGraph(index, dim, native(() => index.getMaxElements()));
+    graph.grow(indexed.length);
+    graph.indexed.set(indexed);
+    graph.inGraph.set(inGraph);
+    for (let label = 0; label < indexed.length; label++) {
+      if (indexed[label]) graph.liveNodes++;
+      else if (inGraph[label]) graph.deletedNodes++;
+    }
+    return graph;
+  }
+
+  /** The per-label flags for a snapshot, `extent` labels long. */
+  flags(extent: number): { indexed: Uint8Array; inGraph: Uint8Array } {
+    this.grow(extent);
+    return { indexed: this.indexed.slice(0, extent), inGraph: this.inGraph.slice(0, extent) };
+  }
+
+  /** Nodes with a current vector. */
+  get size(): number {
+    return this.liveNodes;
+  }
+
+  /** Share of the graph's nodes that are marked deleted (rebuild when it grows large). */
+  get deletedFraction(): number {
+    const nodes = this.liveNodes + this.deletedNodes;
+    return nodes === 0 ? 0 : this.deletedNodes / nodes;
+  }
+
+  /** Labels waiting for insertion (an upper bound: stale entries are dropped on use). */
+  get pending(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** Queues a label whose (new) vector must be inserted. */
+  enqueue(label: number): void {
+    this.grow(label + 1);
+    if (this.queued[label]) return;
+    this.queued[label] = 1;
+    this.queue.push(label);
+  }
+
+  /** The label's record was deleted or its vector changed: hide its node at once. */
+  invalidate(label: number): void {
+    if (label >= this.indexed.length || !this.indexed[label]) return;
+    native(() => this.index.markDelete(label));
+    this.indexed[label] = 0;
+    this.liveNodes--;
+    this.deletedNodes++;
+  }
+
+  /** Whether the label's current vector is in the graph (else it is searched in the tail). */
+  has(label: number): boolean {
+    return label < this.indexed.length && this.indexed[label] === 1;
+  }
+
+  /** Calls `visit` for each label waiting in the tail that `isLive` accepts. */
+  forEachQueued(isLive: (label: number) => boolean, visit: (label: number) => void): void {
+    for (let i = this.head; i < this.queue.length; i++) {
+      const label = this.queue[i];
+      if (this.queued[label] && isLive(label)) visit(label);
+    }
+  }
+
+  /**
+   * Inserts queued labels until `deadline` (performance.now() ms) or the queue is empty;
+   * returns how many it inserted. Labels no longer live are dropped from the queue.
+   */
+  insertUntil(deadline: number, arena: VectorArena, isLive: (label: number) => boolean): number {
+    let inserted = 0;
+    const point = new Array<number>(this.dim);
+    while (this.head < this.queue.length) {
+      const label = this.queue[this.head++];
+      if (!this.queued[label]) continue;
+      this.queued[label] = 0;
+      if (!isLive(label) || this.indexed[label]) continue;
+      const v = arena.view(label);
+      for (let i = 0; i < this.dim; i++) point[i] = v[i];
+      this.ensureCapacity();
+      native(() => this.index.addPoint(point, label));
+      if (this.inGraph[label]) this.deletedNodes--; // an update in place unmarks the node
+      this.inGraph[label] = 1;
+      this.indexed[label] = 1;
+      this.liveNodes++;
+      inserted++;
+      if ((inserted & 15) === 0 && performance.now() >= deadline) break;
+    }
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+    } else if (this.head > 4096 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    return inserted;
+  }
+
+  /**
+   * Up to k live labels near `q`, approximately; the caller rescores them exactly.
+   * `ef` is raised to at least k (hnswlib searches with max(ef, k)).
+   */
+  search(q: Float32Array, k: number, ef: number): number[] {
+    if (this.liveNodes === 0) return [];
+    const point = Array.from(q);
+    const n = Math.min(k, this.capacity);
+    return native(() => {
+      this.index.setEf(Math.max(ef, n));
+      return this.index.searchKnn(point, n).neighbors;
+    });
+  }
+
+  /** Writes the graph to `file` synchronously (never the async variant: see the header). */
+  writeSync(file: string): void {
+    native(() => this.index.writeIndexSync(file));
+  }
+
+  private ensureCapacity(): void {
+    const nodes = native(() => this.index.getCurrentCount());
+    if (nodes < this.capacity) return;
+    // Grow ahead of need, doubling, so resizes stay rare (each copies the whole graph).
+    this.capacity *= 2;
+    native(() => this.index.resizeIndex(this.capacity));
+  }
+
+  private grow(n: number): void {
+    if (n <= this.queued.length) return;
+    const size = Math.max(n, this.queued.length * 2, 64);
+    for (const key of ['indexed', 'inGraph', 'queued'] as const) {
+      const next = new Uint8Array(size);
+      next.set(this[key]);
+      this[key] = next;
+    }
+  }
+}
+
+/** Runs a native call; any error it throws becomes a GraphError. */
+function native<T>(call: () => T): T {
+  try {
+    return call();
+  } catch (err) {
+    throw new GraphError(`hnswlib: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

@@ -1,0 +1,69 @@
+// Messages between the main thread (EngineClient) and the engine worker, typed end to
+// end: each call names its arguments and its result, and a reply carries the op it
+// answers so the client narrows it without casts. The worker owns every search
+// structure; the main thread commits to the record stores and posts the committed
+// changes ('apply'), in commit order, before answering the write.
+import type { FilterNode } from './filter.js';
+import type { Change, IndexShape, SparseValues, StoredRecord } from './model.js';
+
+export interface EngineQuery {
+  namespace: string;
+  topK: number;
+  dense?: Float32Array;
+  sparse?: SparseValues;
+  /** Parsed (and validated) once on the main thread; the worker only compiles it. */
+  filter?: FilterNode;
+  /** Pinecone's maxCandidates: raises the graph walk's ef for this query. */
+  maxCandidates?: number;
+  includeValues: boolean;
+  includeMetadata: boolean;
+}
+
+export interface EngineMatch {
+  id: string;
+  score: number;
+  record?: StoredRecord;
+}
+
+/** Each request/response call: its arguments and the result it is answered with. */
+export interface EngineCalls {
+  /** Load an index's records from its store directory; answered when searchable. */
+  open: { args: { indexId: string; dir: string; shape: IndexShape }; result: null };
+  close: { args: { indexId: string }; result: null };
+  query: { args: { indexId: string; query: EngineQuery }; result: EngineMatch[] };
+  /** Records per namespace matching a filter (stats of pod indexes). */
+  count: { args: { indexId: string; filter: FilterNode }; result: Record<string, number> };
+  /** Write a snapshot of every index changed since its last one (clean shutdown). */
+  flush: { args: { reason: 'shutdown' }; result: null };
+}
+
+export type EngineOp = keyof EngineCalls;
+
+export type EngineCall = { [K in EngineOp]: { op: K; reqId: number } & EngineCalls[K]['args'] }[EngineOp];
+
+/** Committed changes, in commit order. Not answered. */
+export interface ApplyMessage {
+  op: 'apply';
+  indexId: string;
+  changes: Change[];
+}
+
+export type EngineRequest = EngineCall | ApplyMessage;
+
+export type EngineReply =
+  | { [K in EngineOp]: { type: 'reply'; op: K; reqId: number; result: EngineCalls[K]['result'] } }[EngineOp]
+  /** `retryable`: the index is (re)loading; the caller answers 503 with Retry-After. */
+  | { type: 'error'; reqId: number; error: string; retryable: boolean };
+
+export type LogLevel = 'info' | 'warn' | 'error';
+
+export type EngineEvent =
+  /** Records per index searched exactly because they are not yet in a graph. */
+  | { type: 'status'; unindexed: Record<string, number> }
+  | { type: 'log'; level: LogLevel; msg: string; fields: Record<string, string | number> }
+  /** A snapshot holding every change up to `seq` is durable (tombstones up to it may go). */
+  | { type: 'snapshot'; indexId: string; seq: number }
+  /** The worker's structures no longer match the stores (an apply failed): restart it. */
+  | { type: 'fatal'; error: string };
+
+export type EngineMessage = EngineReply | EngineEvent;

@@ -1,0 +1,239 @@
+// Graph snapshots of one index on disk, under <index dir>/engine/.
+//
+// What a snapshot is: for each namespace that has an HNSW graph, the graph file written
+// by hnswlib and a state file mapping record ids to their graph labels, tagged with the
+// index-wide sequence number S the engine had applied when it was written. It is a
+// CACHE of work that is slow to redo (graph insertion); the record store stays the
+// truth. At start the engine reads the store and keeps a snapshot label only for a
+// record whose seq is <= S (its vector is the one in the graph); every other record is
+// (re)inserted from the tail, and snapshot labels with no such record are marked deleted.
+//
+// File format (version SNAPSHOT_FORMAT):
+//   manifest.json   {"body": {"format", "seq", "indexShape", "namespaces": [{"name",
+//                   "state", "graph", "stateSha256", "graphSha256"}]}, "sha256": hex of
+//                   JSON.stringify(body)}
+//   <n>.state       JSON {"format", "seq", "name", "extent", "ids": [id or null per
+//                   label], "indexed": base64 bitmap bytes, "inGraph": base64}
+//   <n>.graph       hnswlib's own file format (writeIndexSync)
+// Each file is written to a temp name, fsynced, renamed, and the directory fsynced; the
+// manifest is renamed last, so a crash leaves either the old snapshot or the new one.
+// Files no manifest references are removed after the manifest is replaced. A reader
+// checks every checksum BEFORE handing a graph file to hnswlib (which can abort the
+// process on a damaged file); any mismatch, missing file or other format means "no
+// snapshot": the engine rebuilds from the store and says so in the log.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { IndexShape } from '../model.js';
+
+export const SNAPSHOT_FORMAT = 1;
+const MANIFEST = 'manifest.json';
+
+export interface NamespaceState {
+  name: string;
+  seq: number;
+  /** ids[label]: the record id under each label, null for a free label. */
+  ids: (string | null)[];
+  indexed: Uint8Array;
+  inGraph: Uint8Array;
+}
+
+export interface LoadedNamespace {
+  state: NamespaceState;
+  /** Path of the verified graph file (hnswlib reads it by path). */
+  graphFile: string;
+}
+
+export interface LoadedSnapshot {
+  seq: number;
+  namespaces: LoadedNamespace[];
+}
+
+interface ManifestEntry {
+  name: string;
+  state: string;
+  graph: string;
+  stateSha256: string;
+  graphSha256: string;
+}
+
+interface ManifestBody {
+  format: number;
+  seq: number;
+  indexShape: IndexShape;
+  namespaces: ManifestEntry[];
+}
+
+export const snapshotDir = (indexDir: string): string => path.join(indexDir, 'engine');
+
+const sha256 = (data: Buffer | string): string => createHash('sha256').update(data).digest('hex');
+
+/** Why a snapshot cannot be used; the engine rebuilds instead. */
+export class SnapshotUnusable extends Error {}
+
+/**
+ * Reads and verifies the snapshot of an index. Undefined when there is none;
+ * throws SnapshotUnusable when one exists but cannot be trusted.
+ */
+export function readSnapshot(indexDir: string, shape: IndexShape): LoadedSnapshot | undefined {
+  const dir = snapshotDir(indexDir);
+  const manifestFile = path.join(dir, MANIFEST);
+  if (!fs.existsSync(manifestFile)) return undefined;
+  let body: ManifestBody;
+  try {
+    const parsed: unknown = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+    body = checkedManifest(parsed);
+  } catch (err) {
+    throw new SnapshotUnusable(`manifest: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (body.format !== SNAPSHOT_FORMAT) throw new SnapshotUnusable(`format ${body.format}, this build reads ${SNAPSHOT_FORMAT}`);
+  if (body.indexShape.dimension !== shape.dimension || body.indexShape.metric !== shape.metric) {
+    throw new SnapshotUnusable('it was written for another index shape');
+  }
+  const namespaces: LoadedNamespace[] = [];
+  for (const entry of body.namespaces) {
+    const stateFile = path.join(dir, path.basename(entry.state));
+    const graphFile = path.join(dir, path.basename(entry.graph));
+    const stateBytes = readOrUnusable(stateFile);
+    if (sha256(stateBytes) !== entry.stateSha256) throw new SnapshotUnusable(`${entry.state}: checksum mismatch`);
+    if (sha256(readOrUnusable(graphFile)) !== entry.graphSha256) throw new SnapshotUnusable(`${entry.graph}: checksum mismatch`);
+    namespaces.push({ state: parseState(stateBytes.toString('utf8'), body.seq), graphFile });
+  }
+  return { seq: body.seq, namespaces };
+}
+
+export interface NamespaceToWrite {
+  state: NamespaceState;
+  /** Writes the graph to the given path (synchronously). */
+  writeGraph(file: string): void;
+}
+
+/** Writes a complete snapshot at `seq` and removes the files of the previous one. */
+export function writeSnapshot(indexDir: string, shape: IndexShape, seq: number, namespaces: NamespaceToWrite[]): void {
+  const dir = snapshotDir(indexDir);
+  fs.mkdirSync(dir, { recursive: true });
+  const stamp = `${seq}-${Date.now().toString(36)}`;
+  const entries: ManifestEntry[] = [];
+  namespaces.forEach((ns, i) => {
+    const stateName = `${stamp}-${i}.state`;
+    const graphName = `${stamp}-${i}.graph`;
+    const graphTemp = path.join(dir, `${graphName}.tmp`);
+    ns.writeGraph(graphTemp);
+    fsyncFile(graphTemp);
+    fs.renameSync(graphTemp, path.join(dir, graphName));
+    const state = JSON.stringify({
+      format: SNAPSHOT_FORMAT,
+      seq,
+      name: ns.state.name,
+      ids: ns.state.ids,
+      indexed: Buffer.from(ns.state.indexed).toString('base64'),
+      inGraph: Buffer.from(ns.state.inGraph).toString('base64'),
+    });
+    writeDurably(path.join(dir, stateName), state);
+    entries.push({
+      name: ns.state.name,
+      state: stateName,
+      graph: graphName,
+      stateSha256: sha256(state),
+      graphSha256: sha256(fs.readFileSync(path.join(dir, graphName))),
+    });
+  });
+  fsyncDirectory(dir);
+  const body: ManifestBody = { format: SNAPSHOT_FORMAT, seq, indexShape: shape, namespaces: entries };
+  const bodyText = JSON.stringify(body);
+  writeDurably(path.join(dir, MANIFEST), JSON.stringify({ body, sha256: sha256(bodyText) }));
+  fsyncDirectory(dir);
+  const keep = new Set([MANIFEST, ...entries.flatMap((e) => [e.state, e.graph])]);
+  for (const name of fs.readdirSync(dir)) if (!keep.has(name)) fs.rmSync(path.join(dir, name), { force: true });
+}
+
+/** Removes the snapshot (it is a cache: the next start rebuilds from the store). */
+export function removeSnapshot(indexDir: string): void {
+  fs.rmSync(snapshotDir(indexDir), { recursive: true, force: true });
+}
+
+function checkedManifest(parsed: unknown): ManifestBody {
+  if (typeof parsed !== 'object' || parsed === null || !('body' in parsed) || !('sha256' in parsed)) {
+    throw new Error('not a manifest');
+  }
+  const body: unknown = parsed.body;
+  if (sha256(JSON.stringify(body)) !== parsed.sha256) throw new Error('checksum mismatch');
+  if (typeof body !== 'object' || body === null || !('format' in body) || !('seq' in body) || !('namespaces' in body) || !('indexShape' in body)) {
+    throw new Error('missing fields');
+  }
+  const { format, seq, namespaces, indexShape } = body;
+  if (typeof format !== 'number' || typeof seq !== 'number' || !Array.isArray(namespaces) || !isShape(indexShape)) {
+    throw new Error('wrong field types');
+  }
+  return { format, seq, indexShape, namespaces: namespaces.map(checkedEntry) };
+}
+
+function isShape(v: unknown): v is IndexShape {
+  return typeof v === 'object' && v !== null && 'dimension' in v && 'metric' in v && typeof v.dimension === 'number' &&
+    (v.metric === 'cosine' || v.metric === 'euclidean' || v.metric === 'dotproduct');
+}
+
+function checkedEntry(v: unknown): ManifestEntry {
+  if (typeof v !== 'object' || v === null) throw new Error('bad namespace entry');
+  const get = (key: string): string => {
+    const value: unknown = key in v ? Reflect.get(v, key) : undefined;
+    if (typeof value !== 'string') throw new Error(`namespace entry: ${key} missing`);
+    return value;
+  };
+  return { name: get('name'), state: get('state'), graph: get('graph'), stateSha256: get('stateSha256'), graphSha256: get('graphSha256') };
+}
+
+function parseState(text: string, seq: number): NamespaceState {
+  const v: unknown = JSON.parse(text);
+  if (typeof v !== 'object' || v === null || !('name' in v) || !('ids' in v) || !('indexed' in v) || !('inGraph' in v) || !('seq' in v)) {
+    throw new SnapshotUnusable('state file: missing fields');
+  }
+  const { name, ids, indexed, inGraph } = v;
+  if (v.seq !== seq || typeof name !== 'string' || !Array.isArray(ids) || typeof indexed !== 'string' || typeof inGraph !== 'string') {
+    throw new SnapshotUnusable('state file: wrong fields');
+  }
+  const labels: (string | null)[] = ids.map((id: unknown) => {
+    if (id !== null && typeof id !== 'string') throw new SnapshotUnusable('state file: bad id');
+    return id;
+  });
+  return {
+    name,
+    seq,
+    ids: labels,
+    indexed: new Uint8Array(Buffer.from(indexed, 'base64')),
+    inGraph: new Uint8Array(Buffer.from(inGraph, 'base64')),
+  };
+}
+
+function readOrUnusable(file: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    throw new SnapshotUnusable(`${path.basename(file)}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+function writeDurably(file: string, content: string): void {
+  const temp = `${file}.tmp`;
+  fs.writeFileSync(temp, content);
+  fsyncFile(temp);
+  fs.renameSync(temp, file);
+}
+
+function fsyncFile(file: string): void {
+  const fd = fs.openSync(file, 'r+');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function fsyncDirectory(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

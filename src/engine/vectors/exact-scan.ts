@@ -1,0 +1,109 @@
+// Exact scoring of one query against records addressed by label, and the exact scan
+// that keeps the best topK. The graph path uses the same Scorer to rescore its
+// candidates, so scores, their float32 rounding and tie order are identical on every
+// path (DESIGN.md decision 7: ranked on the float32 value printed, ties by id).
+import type { Metric, SparseValues } from '../model.js';
+import type { VectorArena } from './arena.js';
+import { TopK } from './top-k.js';
+
+export interface ScoreQuery {
+  dense?: Float32Array;
+  sparse?: SparseValues;
+}
+
+export class Scorer {
+  private readonly qNorm: number;
+  private readonly qSparse: Map<number, number> | undefined;
+  private readonly euclidean: boolean;
+  private readonly cosine: boolean;
+
+  constructor(
+    metric: Metric,
+    private readonly arena: VectorArena,
+    private readonly sparseOf: (label: number) => SparseValues | undefined,
+    private readonly q: ScoreQuery,
+  ) {
+    let n = 0;
+    if (q.dense) for (let i = 0; i < q.dense.length; i++) n += q.dense[i] * q.dense[i];
+    this.qNorm = Math.sqrt(n);
+    this.qSparse = q.sparse && sparseLookup(q.sparse);
+    this.euclidean = metric === 'euclidean';
+    this.cosine = metric === 'cosine';
+  }
+
+  /**
+   * The rank of a record (higher is better: the score, or minus the euclidean
+   * distance), rounded to float32; NaN when the record does not match at all (a
+   * sparse-only query sharing no dimension with it).
+   */
+  rank(label: number): number {
+    const qd = this.q.dense;
+    let score = 0;
+    if (qd) {
+      const dim = this.arena.dim;
+      const dense = this.arena.vectors;
+      const base = label * dim;
+      if (this.euclidean) {
+        for (let i = 0; i < dim; i++) {
+          const d = qd[i] - dense[base + i];
+          score += d * d;
+        }
+      } else {
+        for (let i = 0; i < dim; i++) score += qd[i] * dense[base + i];
+        if (this.cosine) score = score / (this.qNorm * this.arena.norms[label]);
+      }
+    }
+    if (this.qSparse) {
+      const s = this.sparseOf(label);
+      let overlap = false;
+      if (s) {
+        for (let i = 0; i < s.indices.length; i++) {
+          const w = this.qSparse.get(s.indices[i]);
+          if (w !== undefined) {
+            score += w * s.values[i];
+            overlap = true;
+          }
+        }
+      }
+      // A sparse-only query matches records that share at least one index with it.
+      if (!overlap && !qd) return NaN;
+    }
+    return Math.fround(this.euclidean ? -score : score);
+  }
+
+  /** The wire score of a rank. */
+  score(rank: number): number {
+    return this.euclidean ? -rank : rank;
+  }
+}
+
+export interface ScoredHit {
+  label: number;
+  id: string;
+  score: number;
+}
+
+/**
+ * Scores every label `labels` yields (the caller skips free and non-matching ones) and
+ * returns the best `topK`, best first. The same TopK merges graph candidates and the tail.
+ */
+export function bestOf(
+  labels: Iterable<number>,
+  topK: number,
+  scorer: Scorer,
+  idOf: (label: number) => string,
+): ScoredHit[] {
+  const top = new TopK(topK);
+  for (const label of labels) {
+    const rank = scorer.rank(label);
+    if (rank !== rank) continue; // NaN: no match
+    if (top.admits(rank)) top.offer(label, idOf(label), rank);
+  }
+  return top.sorted().map((r) => ({ label: r.slot, id: r.id, score: scorer.score(r.rank) }));
+}
+
+function sparseLookup(s: SparseValues): Map<number, number> {
+  const m = new Map<number, number>();
+  for (let i = 0; i < s.indices.length; i++) m.set(s.indices[i], s.values[i]);
+  return m;
+}

@@ -1,0 +1,286 @@
+// The engine worker thread: owns every search structure and handles messages strictly
+// in the order they were posted, so a query posted after a write's changes sees them
+// (read-your-writes, DESIGN.md "Threads and order").
+//
+// Scheduling: messages come first. Background work — loading an index, inserting the
+// tail into graphs, rebuilding graphs, writing snapshots — runs in slices between
+// messages (setImmediate yields to the message loop after each slice), so a query
+// waits at most one slice, and the main thread never waits for any of it. Loading and
+// graph inserts are bounded by SLICE_MS; a snapshot write is one longer step (hnswlib
+// writes a graph in one call), which is why snapshots are rare (see maybeSnapshot).
+import { parentPort } from 'node:worker_threads';
+import { EngineIndex } from '../engine-index.js';
+import type { Change, IndexShape } from '../model.js';
+import type { EngineCall, EngineMessage, EngineReply, EngineRequest, LogLevel } from '../protocol.js';
+import { writeSnapshot } from '../snapshot/snapshot-files.js';
+import { FAULT_CRASH_ID, faultInjectionEnabled } from './fault-injection.js';
+import type { IndexLoader } from './loader.js';
+import { beginRecovery } from './recovery.js';
+
+if (!parentPort) throw new Error('engine-worker must run as a worker thread');
+const port = parentPort;
+const post = (msg: EngineMessage): void => port.postMessage(msg);
+
+const SLICE_MS = 4;
+const STATUS_INTERVAL_MS = 1000;
+const PROGRESS_LOG_INTERVAL_MS = 5000;
+// When to snapshot an index: once its graphs have caught up (no tail left) and at least
+// SNAPSHOT_MIN_CHANGES changes arrived since the last snapshot, at most once per
+// SNAPSHOT_MIN_INTERVAL_MS; and at clean shutdown ('flush'). A snapshot only saves graph
+// insertion work, which is large only after many changes; writing it stalls queries for
+// as long as hnswlib takes to write the graph, so it is kept rare and never taken while
+// the tail is still being inserted (that snapshot would be outdated at once).
+const SNAPSHOT_MIN_CHANGES = 1000;
+const SNAPSHOT_MIN_INTERVAL_MS = 60_000;
+
+interface IndexSlot {
+  dir: string;
+  shape: IndexShape;
+  engine: EngineIndex;
+  /** Present while the index loads; queries answer "retry" until it is gone. */
+  loader?: IndexLoader;
+  /** Changes that arrived during the load, applied (seq-idempotently) after it. */
+  buffered: Change[];
+  /** The open calls waiting for this load (an index opened again while loading keeps the first caller waiting too). */
+  openReqIds: number[];
+  started: number;
+  fromSnapshot: boolean;
+  /** The seq of the last change the engine holds. */
+  seq: number;
+  changesSinceSnapshot: number;
+  lastSnapshotAt: number;
+  lastProgressLog: number;
+}
+
+const indexes = new Map<string, IndexSlot>();
+const faults = faultInjectionEnabled();
+// Set once this worker is about to be terminated (after a shutdown flush, or after it
+// reported a fatal apply failure): no background slice runs any more. Terminating a
+// worker while it is inside a native hnswlib call aborts the whole process (node-addon-api
+// cannot throw into a terminating environment), so the worker must be idle by then.
+let halted = false;
+
+function log(level: LogLevel, msg: string, fields: Record<string, string | number>): void {
+  post({ type: 'log', level, msg, fields });
+}
+
+class Retryable extends Error {}
+
+function ready(indexId: string): EngineIndex {
+  const slot = indexes.get(indexId);
+  if (!slot) throw new Error(`engine: index ${indexId} is not open`);
+  if (slot.loader) throw new Retryable(`index ${indexId} is loading`);
+  return slot.engine;
+}
+
+function newEngine(indexId: string, shape: IndexShape): EngineIndex {
+  return new EngineIndex(shape, undefined, {
+    graphFailed: (err) => log('error', 'a graph failed; its namespace is searched exactly', { indexId, err: err.message }),
+  });
+}
+
+function open(msg: Extract<EngineCall, { op: 'open' }>): void {
+  const previous = indexes.get(msg.indexId);
+  previous?.loader?.close();
+  const waiting = previous?.loader ? previous.openReqIds : [];
+  const { engine, loader, snapshotSeq, unusable } = beginRecovery(msg.dir, msg.shape, () => newEngine(msg.indexId, msg.shape));
+  if (unusable !== undefined) {
+    log('warn', 'graph snapshot unusable; rebuilding the graphs from the record store', { indexId: msg.indexId, reason: unusable });
+  }
+  indexes.set(msg.indexId, {
+    dir: msg.dir,
+    shape: msg.shape,
+    engine,
+    loader,
+    buffered: [],
+    openReqIds: [...waiting, msg.reqId],
+    started: performance.now(),
+    fromSnapshot: snapshotSeq !== undefined,
+    seq: loader.seq,
+    changesSinceSnapshot: loader.seq - (snapshotSeq ?? 0),
+    lastSnapshotAt: snapshotSeq !== undefined ? performance.now() : -Infinity,
+    lastProgressLog: performance.now(),
+  });
+  // One slice at once: a small index is then searchable as soon as its open is handled.
+  const slot = indexes.get(msg.indexId);
+  if (slot) loadStep(msg.indexId, slot, performance.now() + SLICE_MS);
+  schedule();
+}
+
+function handle(msg: EngineCall): EngineReply | undefined {
+  switch (msg.op) {
+    case 'open':
+      open(msg);
+      return undefined; // answered when the load completes
+    case 'close': {
+      const slot = indexes.get(msg.indexId);
+      if (slot?.loader) {
+        slot.loader.close();
+        for (const reqId of slot.openReqIds) post({ type: 'error', reqId, error: `index ${msg.indexId} was closed while loading`, retryable: false });
+      }
+      indexes.delete(msg.indexId);
+      return { type: 'reply', op: 'close', reqId: msg.reqId, result: null };
+    }
+    case 'query':
+      return { type: 'reply', op: 'query', reqId: msg.reqId, result: ready(msg.indexId).query(msg.query) };
+    case 'count':
+      return { type: 'reply', op: 'count', reqId: msg.reqId, result: ready(msg.indexId).count(msg.filter) };
+    case 'flush':
+      for (const [indexId, slot] of indexes) if (!slot.loader && slot.changesSinceSnapshot > 0) snapshotIndex(indexId, slot);
+      halted = true; // the client terminates this worker next
+      return { type: 'reply', op: 'flush', reqId: msg.reqId, result: null };
+  }
+}
+
+function apply(indexId: string, changes: Change[]): void {
+  // Changes for an index closed meanwhile (deleted) have nowhere to go.
+  const slot = indexes.get(indexId);
+  if (!slot) return;
+  if (faults && changes.some((c) => c.kind === 'upsert' && c.record.id === FAULT_CRASH_ID)) {
+    throw new Error('fault injection: apply failed on purpose');
+  }
+  for (const change of changes) if (change.seq > slot.seq) slot.seq = change.seq;
+  slot.changesSinceSnapshot += changes.length;
+  if (slot.loader) {
+    for (const change of changes) slot.buffered.push(change);
+    return;
+  }
+  for (const change of changes) slot.engine.apply(change);
+  schedule();
+}
+
+// ---- background work ------------------------------------------------------------------
+
+let scheduled = false;
+let workCursor = 0;
+let lastStatus = -Infinity;
+let lastStatusKey = '';
+
+function schedule(): void {
+  if (scheduled || halted) return;
+  scheduled = true;
+  setImmediate(runSlice);
+}
+
+function runSlice(): void {
+  scheduled = false;
+  if (halted) return;
+  const deadline = performance.now() + SLICE_MS;
+  let more = false;
+  const slots = [...indexes];
+  // Loads first: an index that cannot answer at all matters more than a faster one.
+  for (const [indexId, slot] of slots) {
+    if (!slot.loader) continue;
+    if (performance.now() >= deadline || !loadStep(indexId, slot, deadline)) more = true;
+  }
+  // Then graph work, starting one index further each slice so every index progresses.
+  workCursor = (workCursor + 1) % Math.max(1, slots.length);
+  for (let i = 0; i < slots.length; i++) {
+    const [indexId, slot] = slots[(workCursor + i) % slots.length];
+    if (slot.loader) continue;
+    if (slot.engine.hasWork && performance.now() < deadline) {
+      slot.engine.work(deadline);
+      logProgress(indexId, slot);
+    }
+    // Checked again at once, so the snapshot follows the end of indexing without waiting for a message.
+    if (slot.engine.hasWork) more = true;
+    else maybeSnapshot(indexId, slot);
+  }
+  reportStatus();
+  if (more) schedule();
+}
+
+/** One load slice; true when the index is loaded (and its open answered). */
+function loadStep(indexId: string, slot: IndexSlot, deadline: number): boolean {
+  const loader = slot.loader;
+  if (!loader) return true;
+  try {
+    if (!loader.step(deadline, slot.engine)) return false;
+    slot.engine.finishRestore();
+  } catch (err) {
+    loader.close();
+    indexes.delete(indexId);
+    const error = err instanceof Error ? err.message : String(err);
+    for (const reqId of slot.openReqIds) post({ type: 'error', reqId, error, retryable: false });
+    return true;
+  }
+  slot.loader = undefined;
+  for (const change of slot.buffered) slot.engine.apply(change);
+  slot.buffered = [];
+  log('info', 'engine loaded index', {
+    indexId,
+    records: loader.loaded,
+    fromSnapshot: slot.fromSnapshot ? 'yes' : 'no',
+    unindexed: slot.engine.unindexed,
+    ms: Math.round(performance.now() - slot.started),
+  });
+  for (const reqId of slot.openReqIds) post({ type: 'reply', op: 'open', reqId, result: null });
+  return true;
+}
+
+function logProgress(indexId: string, slot: IndexSlot): void {
+  const now = performance.now();
+  if (now - slot.lastProgressLog < PROGRESS_LOG_INTERVAL_MS) return;
+  slot.lastProgressLog = now;
+  log('info', 'indexing: records not yet in a graph are searched exactly meanwhile', { indexId, unindexed: slot.engine.unindexed });
+}
+
+function maybeSnapshot(indexId: string, slot: IndexSlot): void {
+  if (slot.changesSinceSnapshot < SNAPSHOT_MIN_CHANGES) return;
+  if (performance.now() - slot.lastSnapshotAt < SNAPSHOT_MIN_INTERVAL_MS) return;
+  snapshotIndex(indexId, slot);
+}
+
+/** Never throws: a snapshot is a cache, so a failed write is logged and retried later. */
+function snapshotIndex(indexId: string, slot: IndexSlot): void {
+  slot.lastSnapshotAt = performance.now();
+  const started = performance.now();
+  try {
+    const namespaces = slot.engine.snapshot(slot.seq);
+    writeSnapshot(slot.dir, slot.shape, slot.seq, namespaces);
+    slot.changesSinceSnapshot = 0;
+    log('info', 'graph snapshot written', { indexId, seq: slot.seq, graphs: namespaces.length, ms: Math.round(performance.now() - started) });
+    post({ type: 'snapshot', indexId, seq: slot.seq });
+  } catch (err) {
+    log('error', 'writing a graph snapshot failed; the next start rebuilds the graphs', {
+      indexId,
+      err: err instanceof Error ? err.message : String(err),
+    });
+  }
+}
+
+function reportStatus(): void {
+  const now = performance.now();
+  if (now - lastStatus < STATUS_INTERVAL_MS) return;
+  lastStatus = now;
+  const unindexed: Record<string, number> = {};
+  for (const [indexId, slot] of indexes) unindexed[indexId] = slot.engine.unindexed;
+  const key = JSON.stringify(unindexed);
+  if (key === lastStatusKey) return;
+  lastStatusKey = key;
+  post({ type: 'status', unindexed });
+}
+
+// ---- the message loop -------------------------------------------------------------------
+
+port.on('message', (msg: EngineRequest) => {
+  if (msg.op === 'apply') {
+    try {
+      apply(msg.indexId, msg.changes);
+    } catch (err) {
+      // The structures no longer match the stores: the client restarts this worker.
+      halted = true;
+      post({ type: 'fatal', error: err instanceof Error ? err.message : String(err) });
+    }
+    return;
+  }
+  let reply: EngineReply | undefined;
+  try {
+    reply = handle(msg);
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    reply = { type: 'error', reqId: msg.reqId, error, retryable: err instanceof Retryable };
+  }
+  if (reply) post(reply);
+  schedule();
+});

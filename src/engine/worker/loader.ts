@@ -1,0 +1,54 @@
+// Loads one index's records from its record store in bounded slices, so opening a large
+// index never blocks the queries of the others: the worker runs one slice, then returns
+// to its message loop.
+//
+// The load reads inside ONE read transaction on the worker's own connection, so it sees
+// the store exactly as of seq S (the main thread keeps committing under WAL). Changes
+// that arrive as messages meanwhile are buffered by the worker and applied after the
+// load; they are seq-idempotent, so the ones already in the cut are skipped.
+import type { EngineIndex } from '../engine-index.js';
+import type { StoredRecord } from '../model.js';
+import { RecordStore } from '../record-store.js';
+
+export class IndexLoader {
+  private readonly store: RecordStore;
+  private readonly records: Iterator<{ ns: string; seq: number; record: StoredRecord }>;
+  /** The seq of the last change in the cut being loaded. */
+  readonly seq: number;
+  loaded = 0;
+  private closed = false;
+
+  constructor(dir: string) {
+    this.store = RecordStore.open(dir);
+    try {
+      this.seq = this.store.beginRead();
+      this.records = this.store.allRecords()[Symbol.iterator]();
+    } catch (err) {
+      this.store.close();
+      throw err;
+    }
+  }
+
+  /** Loads until `deadline` (performance.now() ms); true when every record is loaded. */
+  step(deadline: number, engine: EngineIndex): boolean {
+    for (;;) {
+      for (let i = 0; i < 256; i++) {
+        const next = this.records.next();
+        if (next.done) {
+          this.close();
+          return true;
+        }
+        engine.load(next.value.ns, next.value.seq, next.value.record);
+        this.loaded++;
+      }
+      if (performance.now() >= deadline) return false;
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.store.endRead();
+    this.store.close();
+  }
+}

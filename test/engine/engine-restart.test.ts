@@ -1,0 +1,166 @@
+// The engine through a real server: a crashed worker is restarted and search comes back
+// with correct results; kill -9 while the graph is still being built loses nothing and
+// the index comes back searchable; a clean shutdown writes a graph snapshot that the
+// next start uses; a damaged snapshot is rebuilt from the store (and says so).
+import { describe, it, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { api, removeDir, startServer, tempDataDir, type TestServer } from '../helpers/server.js';
+import { prng } from '../helpers/prng.js';
+import { createIndex, denseIndex, dp, fetchMap, upsert, type Vec } from '../data/support.js';
+
+const DIM = 8;
+// Above the engine's graph threshold (5,000 records per namespace), so these namespaces get a graph.
+const N = 6000;
+const FAULT_CRASH_ID = '__conifer_fault_crash_engine_worker__';
+
+function records(seed: number, n: number): Vec[] {
+  const rand = prng(seed);
+  return Array.from({ length: n }, (_, i) => ({ id: `v${i}`, values: Array.from({ length: DIM }, () => Math.fround(rand() * 2 - 1)) }));
+}
+
+async function upsertAll(server: TestServer, host: string, vectors: Vec[]): Promise<void> {
+  for (let i = 0; i < vectors.length; i += 500) await upsert(server, host, vectors.slice(i, i + 500));
+}
+
+/** Euclidean brute force over the acknowledged records. */
+function nearest(vectors: Vec[], q: number[], k: number): string[] {
+  return vectors
+    .map((v) => ({ id: v.id, d: v.values!.reduce((s, x, i) => s + (x - q[i]) ** 2, 0) }))
+    .sort((a, b) => a.d - b.d || (a.id < b.id ? -1 : 1))
+    .slice(0, k)
+    .map((x) => x.id);
+}
+
+async function waitReady(server: TestServer): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if ((await api(server, 'GET', '/ready', { key: null })).status === 200) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('server not ready');
+}
+
+/** Polls a query until it answers 200 (503 with Retry-After while the engine loads). */
+async function queryWhenUp(server: TestServer, host: string, body: Record<string, unknown>): Promise<{ id: string; score: number }[]> {
+  for (let i = 0; i < 600; i++) {
+    const res = await dp(server, host, 'POST', '/query', { body });
+    if (res.status === 200) return res.body.matches;
+    assert.equal(res.status, 503, res.text);
+    assert.ok(res.headers.get('retry-after'), 'a 503 carries Retry-After');
+    assert.equal(res.body.code, 14, res.text);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('search did not come back');
+}
+
+/** Recall@10 of 20 seeded queries against brute force (the graph is approximate). */
+async function recall(server: TestServer, host: string, vectors: Vec[], seed: number): Promise<number> {
+  const rand = prng(seed);
+  let hits = 0;
+  for (let i = 0; i < 20; i++) {
+    const vector = Array.from({ length: DIM }, () => rand() * 2 - 1);
+    const want = new Set(nearest(vectors, vector, 10));
+    const got = await queryWhenUp(server, host, { vector, topK: 10 });
+    assert.equal(got.length, 10);
+    hits += got.filter((m) => want.has(m.id)).length;
+  }
+  return hits / 200;
+}
+
+const hostOf = async (server: TestServer, name: string): Promise<string> => {
+  const res = await api(server, 'GET', `/indexes/${name}`);
+  assert.equal(res.status, 200, res.text);
+  return res.body.host as string;
+};
+
+describe('engine worker restart and graph recovery (black box)', () => {
+  const cleanup: { server?: TestServer; dir: string }[] = [];
+  after(async () => {
+    for (const c of cleanup) {
+      await c.server?.kill();
+      removeDir(c.dir);
+    }
+  });
+
+  it('a crashed engine worker is restarted and search comes back with every record', async () => {
+    const dir = tempDataDir();
+    const server = await startServer({ dataDir: dir, env: { CONIFER_FAULT_INJECTION: '1' } });
+    cleanup.push({ server, dir });
+    const host = await createIndex(server, denseIndex('crash', DIM, 'euclidean'));
+    const vectors = records(1, N);
+    await upsertAll(server, host, vectors);
+    // This write commits, then makes the worker's apply throw: the worker is replaced.
+    await upsert(server, host, [{ id: FAULT_CRASH_ID, values: Array(DIM).fill(9) }]);
+    await upsert(server, host, [{ id: 'after-crash', values: Array(DIM).fill(5) }]);
+    // Every acknowledged record is found once search is back, including the ones written
+    // while the worker was down or reloading.
+    const top = await queryWhenUp(server, host, { vector: Array(DIM).fill(9), topK: 2 });
+    assert.deepEqual(top.map((m) => m.id), [FAULT_CRASH_ID, 'after-crash']);
+    const all = await queryWhenUp(server, host, { vector: Array(DIM).fill(0), topK: 10_000 });
+    assert.equal(all.length, N + 2);
+    assert.ok((await recall(server, host, vectors, 11)) >= 0.9);
+    assert.match(server.output(), /engine worker failed; restarting it/);
+    assert.match(server.output(), /engine loaded index/);
+  });
+
+  it('kill -9 while the graph is being built loses nothing; the index comes back searchable', async () => {
+    const dir = tempDataDir();
+    let server = await startServer({ dataDir: dir });
+    const entry: { server?: TestServer; dir: string } = { server, dir };
+    cleanup.push(entry);
+    const host = await createIndex(server, denseIndex('k9', DIM, 'euclidean'));
+    const vectors = records(2, N);
+    await upsertAll(server, host, vectors);
+    // Acknowledged writes are visible at once, indexed or not.
+    const first = await queryWhenUp(server, host, { vector: vectors[N - 1].values, topK: 1 });
+    assert.equal(first[0].id, vectors[N - 1].id);
+    await server.kill();
+    server = await startServer({ dataDir: dir });
+    entry.server = server;
+    await waitReady(server);
+    const host2 = await hostOf(server, 'k9');
+    const fetched = await fetchMap(server, host2, vectors.slice(0, 1000).map((v) => v.id));
+    assert.equal(Object.keys(fetched).length, 1000);
+    const all = await queryWhenUp(server, host2, { vector: Array(DIM).fill(0), topK: 10_000 });
+    assert.deepEqual(all.map((m) => m.id).sort(), vectors.map((v) => v.id).sort());
+    assert.ok((await recall(server, host2, vectors, 12)) >= 0.9);
+  });
+
+  it('a clean shutdown writes a snapshot the next start uses; a damaged one is rebuilt', async () => {
+    const dir = tempDataDir();
+    let server = await startServer({ dataDir: dir });
+    const entry: { server?: TestServer; dir: string } = { server, dir };
+    cleanup.push(entry);
+    const host = await createIndex(server, denseIndex('snap', DIM, 'euclidean'));
+    const vectors = records(3, N);
+    await upsertAll(server, host, vectors);
+    assert.equal(await server.stop(), 0, server.output().slice(-3000));
+    const indexDirs = fs.readdirSync(path.join(dir, 'indexes'));
+    assert.equal(indexDirs.length, 1);
+    const snapDir = path.join(dir, 'indexes', indexDirs[0], 'engine');
+    assert.ok(fs.existsSync(path.join(snapDir, 'manifest.json')), 'snapshot written at shutdown');
+
+    server = await startServer({ dataDir: dir });
+    entry.server = server;
+    await waitReady(server);
+    assert.match(server.output(), /"fromSnapshot":"yes"/, server.output().slice(-3000));
+    assert.ok((await recall(server, await hostOf(server, 'snap'), vectors, 13)) >= 0.9);
+    await server.kill();
+
+    // Flip bytes in the middle of the graph file: the start must not trust it.
+    const graph = path.join(snapDir, fs.readdirSync(snapDir).find((f) => f.endsWith('.graph'))!);
+    const bytes = fs.readFileSync(graph);
+    for (let i = 0; i < 64; i++) bytes[Math.floor(bytes.length / 2) + i] ^= 0xa5;
+    fs.writeFileSync(graph, bytes);
+    server = await startServer({ dataDir: dir });
+    entry.server = server;
+    await waitReady(server);
+    assert.match(server.output(), /graph snapshot unusable; rebuilding the graphs from the record store/);
+    assert.match(server.output(), /"fromSnapshot":"no"/);
+    const host3 = await hostOf(server, 'snap');
+    const all = await queryWhenUp(server, host3, { vector: Array(DIM).fill(0), topK: 10_000 });
+    assert.equal(all.length, N);
+    assert.ok((await recall(server, host3, vectors, 14)) >= 0.9);
+  });
+});
