@@ -5,7 +5,7 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, readFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,8 +98,8 @@ describe('the npm package', { timeout: INSTALL_TIMEOUT_MS + 120_000 }, () => {
         proc.once('exit', (code) => reject(new Error(`npx conifer start exited ${code}:\n${out}`)));
       });
       assert.ok(existsSync(join(dataDir, 'initial-api-key')), out);
-      const key = /\n {2}(\S+)\n/.exec(out)?.[1];
-      assert.ok(key, `no generated key printed:\n${out}`);
+      const key = readFileSync(join(dataDir, 'initial-api-key'), 'utf8').trim();
+      assert.ok(key.length > 0 && out.includes(key), `the generated key was not printed:\n${out}`);
       const created = await api({ url, apiKey: key }, 'POST', '/indexes', {
         body: { name: 'packed', dimension: 2, metric: 'cosine', spec: { serverless: { cloud: 'aws', region: 'us-east-1' } } },
       });
