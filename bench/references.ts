@@ -5,7 +5,7 @@ import hnswlib from 'hnswlib-node';
 import { performance } from 'node:perf_hooks';
 import type { DenseData } from './data.js';
 import { summarize, recallAtK, mean, type LatencySummary } from './stats.js';
-import { dot, truthOf, type DenseTruth } from './truth.js';
+import { dot, truthOf, FILTERS, type DenseTruth } from './truth.js';
 import { TopK } from './topk.js';
 
 const { HierarchicalNSW } = hnswlib;
@@ -134,26 +134,10 @@ export interface BruteResult {
   latency: LatencySummary;
 }
 
-/** Single-thread exact scan (the same dot product as the ground truth). */
+/** Single-thread exact scan of every record (the same dot product as the ground truth). */
 export function runBruteForce(data: DenseData, truth: DenseTruth, k: number, queryLimit: number, maxSeconds: number): BruteResult {
-  const { n, dim } = data;
-  const latencies: number[] = [];
-  const recalls: number[] = [];
-  const deadline = performance.now() + maxSeconds * 1000;
-  const Q = Math.min(queryLimit, data.queryCount);
-  for (let q = 0; q < Q && (q < 3 || performance.now() < deadline); q++) {
-    const t = performance.now();
-    const top = new TopK(k);
-    const qi = q * dim;
-    for (let i = 0; i < n; i++) {
-      const s = dot(data.queries, qi, data.vectors, i * dim, dim);
-      if (s > top.floor) top.push(i, s);
-    }
-    latencies.push(performance.now() - t);
-    recalls.push(recallAtK(Array.from(top.ids.subarray(0, top.size)), truthOf(truth, q, 0), k));
-  }
-  const measured = latencies.reduce((a, b) => a + b, 0);
-  return { recall: mean(recalls), qps: (latencies.length * 1000) / measured, latency: summarize(latencies) };
+  const { recall, qps, latency } = runExactFiltered(data, truth, k, 0, FILTERS[0].mask, queryLimit, maxSeconds);
+  return { recall, qps, latency };
 }
 
 /** Exact scan of only the records that match (the pure scan strategy for filters). */

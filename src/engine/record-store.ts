@@ -37,6 +37,7 @@ import {
 } from './record-codec.js';
 import type { Predicate } from './filter.js';
 import type { Change, Metadata, SparseValues, StoredRecord } from './model.js';
+import { fsyncDirectory } from './fsync.js';
 
 export type { Change, Metadata, MetadataValue, SparseValues, StoredRecord } from './model.js';
 
@@ -734,11 +735,3 @@ function configure(db: Database.Database): boolean {
   return fresh;
 }
 
-function fsyncDirectory(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}

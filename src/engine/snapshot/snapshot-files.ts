@@ -25,6 +25,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { IndexShape } from '../model.js';
+import { fsyncFile, fsyncDirectory } from '../fsync.js';
 
 export const SNAPSHOT_FORMAT = 1;
 const MANIFEST = 'manifest.json';
@@ -220,20 +221,4 @@ function writeDurably(file: string, content: string): void {
   fs.renameSync(temp, file);
 }
 
-function fsyncFile(file: string): void {
-  const fd = fs.openSync(file, 'r+');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
-function fsyncDirectory(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
