@@ -164,9 +164,21 @@ describe('reliability: overload answers 429 from bounded queues', () => {
   });
 
   it('limits reads separately: a held query place refuses the next query while writes go on', async () => {
-    const held = hold(server, host, '/query', { vector: [0, 0, 0, 1], topK: 3, filter: { pad: { $nin: Array.from({ length: 200 }, (_, i) => `v${i}`) } } });
+    const holdQuery = (): Holder =>
+      hold(server, host, '/query', { vector: [0, 0, 0, 1], topK: 3, filter: { pad: { $nin: Array.from({ length: 200 }, (_, i) => `v${i}`) } } });
+    let held = holdQuery();
     let refused: ApiResponse | undefined;
-    for (let k = 0; k < 50 && !refused; k++) {
+    // Up to ~20 s for the holder to reach the server: on a loaded CI machine it can take seconds.
+    for (let k = 0; k < 400 && !refused; k++) {
+      if (held.responded) {
+        // A place is freed when its response closes, a moment after the client has read
+        // it; a holder that arrived in that moment was refused. Hold again.
+        const early = await held.response;
+        assertOverloaded(early.status, early.text, early.retryAfter, 'read');
+        held = holdQuery();
+        await delay(50);
+        continue;
+      }
       const res = await dp(server, host, 'POST', '/query', { body: { vector: [1, 0, 0, 0], topK: 1 } });
       if (res.status === 429) refused = res;
       else {
