@@ -85,13 +85,7 @@ function CreateBackup({ api, indexes, onCreated }: { api: Api; indexes: IndexMod
   return (
     <form class="toolbar panel" onSubmit={submit}>
       <Field id="bk-source" label="Index">
-        <select id="bk-source" value={chosen} onChange={(e) => setSource(e.currentTarget.value)}>
-          {indexes.map((i) => (
-            <option key={i.name} value={i.name}>
-              {i.name}
-            </option>
-          ))}
-        </select>
+        <IndexSelect id="bk-source" indexes={indexes} value={chosen} onChange={setSource} />
       </Field>
       <Field id="bk-name" label="Backup name (optional)">
         <input id="bk-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
@@ -253,13 +247,7 @@ function CreateCollection({ api, indexes, onCreated }: { api: Api; indexes: Inde
       }}
     >
       <Field id="col-source" label="Pod index">
-        <select id="col-source" value={chosen} onChange={(e) => setSource(e.currentTarget.value)}>
-          {indexes.map((i) => (
-            <option key={i.name} value={i.name}>
-              {i.name}
-            </option>
-          ))}
-        </select>
+        <IndexSelect id="col-source" indexes={indexes} value={chosen} onChange={setSource} />
       </Field>
       <Field id="col-name" label="Collection name">
         <input id="col-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
@@ -317,5 +305,18 @@ function CollectionTable(props: { api: Api; collections: Collection[]; onChanged
       </div>
       <p class="hint">To make an index from a collection, name it under "From collection" when creating an index.</p>
     </>
+  );
+}
+
+/** A choice of one index by name (the source of a backup or a collection). */
+function IndexSelect(props: { id: string; indexes: readonly { name: string }[]; value: string; onChange: (name: string) => void }) {
+  return (
+    <select id={props.id} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+      {props.indexes.map((i) => (
+        <option key={i.name} value={i.name}>
+          {i.name}
+        </option>
+      ))}
+    </select>
   );
 }
