@@ -759,8 +759,13 @@ describe('API 2026-07 index create and configure', () => {
     });
 
     it('restore jobs list with 2026-07', async () => {
-      const backups = await api(server, 'GET', '/indexes/bk-src/backups?limit=1', { version: V2607 });
-      const id = backups.body.data[0].backup_id;
+      // the previous test's backups may still be copying; restore needs a Ready one
+      const backups = await poll(
+        'backups Ready',
+        async () => (await api(server, 'GET', '/indexes/bk-src/backups', { version: V2607 })).body,
+        (b) => b.data.every((x: { status: string }) => x.status === 'Ready'),
+      );
+      const id = backups.data[0].backup_id;
       const job = await api(server, 'POST', `/backups/${id}/create-index`, { version: V2607, body: { name: 'bk-restored' } });
       assert.ok(job.status >= 200 && job.status < 300, job.text);
       const done = await poll(
