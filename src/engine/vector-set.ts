@@ -34,6 +34,8 @@ export interface SearchQuery {
   ef?: number;
   /** Force an exact scan (tests, diagnosis). */
   exact?: boolean;
+  /** Hybrid candidates per side as a multiple of topK (bench measurement; default sparse/hybrid.ts). */
+  hybridMultiple?: number;
 }
 
 export interface Hit {
@@ -262,7 +264,7 @@ export class VectorSet {
     if (plan === 'hybrid' && this.graph && q.dense && prepared) {
       try {
         const ef = q.ef ?? this.options.defaultEf;
-        const candidates = hybridCandidates(q.topK, (n) => this.graph?.search(q.dense as Float32Array, n, Math.max(ef, n)) ?? [], (n) =>
+        const candidates = hybridCandidates(q.topK, q.hybridMultiple, (n) => this.graph?.search(q.dense as Float32Array, n, Math.max(ef, n)) ?? [], (n) =>
           this.sparse.search(prepared, n, idOf).map((h) => h.label),
         );
         this.graph.forEachQueued(

@@ -10,15 +10,14 @@
  * bench-shaped data (test/engine/sparse-recall, README): see the recall figure there.
  */
 export const HYBRID_CANDIDATE_MULTIPLE = 10;
-/** Never fewer candidates per side than this (small topK). */
-const MIN_CANDIDATES = 100;
 
 export function hybridCandidates(
   topK: number,
+  multiple: number = HYBRID_CANDIDATE_MULTIPLE,
   denseTop: (n: number) => readonly number[],
   sparseTop: (n: number) => readonly number[],
 ): Set<number> {
-  const n = Math.max(MIN_CANDIDATES, topK * HYBRID_CANDIDATE_MULTIPLE);
+  const n = Math.max(1, Math.ceil(topK * multiple));
   const out = new Set<number>(denseTop(n));
   for (const label of sparseTop(n)) out.add(label);
   return out;

@@ -35,6 +35,8 @@ export class SparseIndex {
   private readonly postings = new Postings();
   /** Current generation per label; postings entries with another one are stale. */
   private gen = new Uint32Array(64);
+  /** Labels holding sparse values. */
+  private records = 0;
   // Per-query scratch, reused (the engine thread runs one query at a time).
   private acc = new Float64Array(64);
   private touchedAt = new Uint32Array(64);
@@ -50,12 +52,14 @@ export class SparseIndex {
     const gen = this.gen[label];
     for (let i = 0; i < v.indices.length; i++) this.postings.add(v.indices[i], label, gen, v.values[i]);
     this.store.set(label, v);
+    this.records++;
   }
 
   remove(label: number): void {
     if (this.store.length(label) === 0) return;
     this.store.forEach(label, (dim) => this.postings.markStale(dim));
     this.store.clear(label);
+    this.records--;
     this.gen[label]++;
   }
 
@@ -122,11 +126,13 @@ export class SparseIndex {
   }
 
   /**
-   * MaxScore, term-at-a-time: terms by upper bound (weight × list max) descending; after
-   * each, once the k-th best exact score θ is known, stop when the bound of the terms
-   * left is below θ (a record none of the processed terms holds cannot reach θ). Then
-   * every touched record whose partial score plus that bound can reach θ is scored
-   * exactly from its stored values.
+   * MaxScore, term-at-a-time. Terms go by upper bound (weight × list max) descending, and
+   * θ (the k-th best exact score so far) is refreshed as records are touched. Once the
+   * bound of the terms left is below θ, a record none of the processed terms holds cannot
+   * enter, so only the touched records whose partial score plus that bound can reach θ
+   * remain. Those are then finished the cheaper way: scored exactly from their stored
+   * values one by one, or (many of them) by scanning the remaining lists and rescoring the
+   * best accumulated sums exactly. Either way every offered rank comes from dot().
    */
   private pruned(q: PreparedSparse, top: TopK, epoch: number, idOf: (label: number) => string, allow?: (label: number) => boolean): void {
     const n = q.dims.length;
@@ -139,29 +145,48 @@ export class SparseIndex {
       order.push(t);
     }
     order.sort((a, b) => ub[b] - ub[a]);
-    // restAfter[i]: the bound of the terms after order[i] (summed from the end, not by subtraction).
-    const restAfter = new Float64Array(order.length);
-    for (let i = order.length - 2; i >= 0; i--) restAfter[i] = restAfter[i + 1] + ub[order[i + 1]];
-    let rest = order.length > 0 ? restAfter[0] + ub[order[0]] : 0;
+    // restFrom[i]: bound of terms order[i..]; scanFrom[i]: their list entries. Summed from
+    // the end (not by subtraction), so no cancellation error.
+    const restFrom = new Float64Array(order.length + 1);
+    const scanFrom = new Float64Array(order.length + 1);
+    for (let i = order.length - 1; i >= 0; i--) {
+      restFrom[i] = restFrom[i + 1] + ub[order[i]];
+      scanFrom[i] = scanFrom[i + 1] + (this.postings.get(q.dims[order[i]])?.length ?? 0);
+    }
     const touched: number[] = [];
     let nextTheta = top.k; // refresh θ when this many records are touched
     let processed = 0;
-    while (processed < order.length) {
+    while (processed < order.length && !below(restFrom[processed], top)) {
       const t = order[processed++];
       this.accumulate(q.dims[t], q.weights[t], epoch, touched);
-      rest = restAfter[processed - 1];
       if (touched.length >= nextTheta) {
         this.offerBest(touched, top, q, epoch, idOf, allow);
         nextTheta = touched.length * 2;
       }
-      if (below(rest, top)) break;
     }
+    this.offerBest(touched, top, q, epoch, idOf, allow);
     const acc = this.acc;
     const offered = this.offeredAt;
+    const rest = restFrom[processed];
+    const survivors: number[] = [];
     for (const label of touched) {
-      if (offered[label] === epoch) continue;
-      if (below(acc[label] + rest, top)) continue;
+      if (offered[label] === epoch || below(acc[label] + rest, top)) continue;
       if (allow && !allow(label)) continue;
+      survivors.push(label);
+    }
+    const dotCost = this.records > 0 ? this.store.pairs / this.records + n : n;
+    if (processed < order.length && survivors.length * dotCost > scanFrom[processed]) {
+      // Cheaper to finish the sums: scan what is left, then rescore the best exactly.
+      for (let i = processed; i < order.length; i++) this.accumulate(q.dims[order[i]], q.weights[order[i]], epoch, touched);
+      this.offerBest(touched, top, q, epoch, idOf, allow);
+      survivors.length = 0;
+      for (const label of touched) {
+        if (offered[label] === epoch || below(acc[label], top)) continue;
+        if (!allow || allow(label)) survivors.push(label);
+      }
+    }
+    for (const label of survivors) {
+      if (offered[label] === epoch || below(acc[label] + rest, top)) continue;
       offered[label] = epoch;
       const rank = Math.fround(this.store.dot(label, q.dims, q.weights));
       if (top.admits(rank)) top.offer(label, idOf(label), rank);
