@@ -92,7 +92,7 @@ export class SparseIndex {
     for (const [dim, list] of this.postings.entries()) {
       const live: [number, number][] = [];
       for (let i = 0; i < list.length; i++) {
-        if (this.gen[list.labels[i]] === list.gens[i]) live.push([list.labels[i], list.weights[i]]);
+        if (this.gen[list.label(i)] === list.gen(i)) live.push([list.label(i), list.weight(i)]);
       }
       if (live.length > 0) out.set(dim, live.sort((a, b) => a[0] - b[0]));
     }
@@ -213,19 +213,20 @@ export class SparseIndex {
   private accumulate(dim: number, weight: number, epoch: number, touched: number[]): void {
     const list = this.postings.get(dim);
     if (!list) return;
-    const { labels, gens, weights, length } = list;
+    const { entries, weights } = list;
+    const end = list.length * 3;
     const gen = this.gen;
     const acc = this.acc;
     const touchedAt = this.touchedAt;
-    for (let i = 0; i < length; i++) {
-      const label = labels[i];
-      if (gen[label] !== gens[i]) continue;
+    for (let i = 0; i < end; i += 3) {
+      const label = entries[i];
+      if (gen[label] !== entries[i + 1]) continue;
       if (touchedAt[label] !== epoch) {
         touchedAt[label] = epoch;
         acc[label] = 0;
         touched.push(label);
       }
-      acc[label] += weight * weights[i];
+      acc[label] += weight * weights[i + 2];
     }
   }
 
