@@ -218,9 +218,11 @@ export class SparseIndex {
     const gen = this.gen;
     const acc = this.acc;
     const touchedAt = this.touchedAt;
+    // A list without stale entries (the common case) needs no generation check.
+    const checkGen = list.stale > 0;
     for (let i = 0; i < end; i += 3) {
       const label = entries[i];
-      if (gen[label] !== entries[i + 1]) continue;
+      if (checkGen && gen[label] !== entries[i + 1]) continue;
       if (touchedAt[label] !== epoch) {
         touchedAt[label] = epoch;
         acc[label] = 0;
