@@ -2,8 +2,9 @@
 // stable labels for ids (vectors/labels.ts), the vector arena (vectors/arena.ts), exact
 // scoring and top-k (vectors/exact-scan.ts), and — once the namespace is large enough —
 // an HNSW graph (graph/hnsw-graph.ts) with the records not yet in it searched exactly
-// beside it (the tail). Per label it also keeps the record's seq, sparse values and
-// metadata (filters and includeMetadata read them here).
+// beside it (the tail). Per label it also keeps the record's seq and metadata (filters
+// and includeMetadata read them here); sparse values and their inverted index live in
+// sparse/ (sparse-only search, and the sparse half of hybrid candidates).
 //
 // Invariants
 // - A write is visible to the next search: a new or changed vector is in the tail until

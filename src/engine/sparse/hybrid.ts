@@ -6,8 +6,9 @@
 // README "Search engine").
 
 /**
- * How many candidates each side contributes, as a multiple of topK. Measured with
- * bench-shaped data (test/engine/sparse-recall, README): see the recall figure there.
+ * How many candidates each side contributes, as a multiple of topK. Measured on the
+ * bench's sparse data with bench/sparse-engine.ts: recall@10 0.984 at 5, 1.000 at 10
+ * (README "Search engine").
  */
 export const HYBRID_CANDIDATE_MULTIPLE = 10;
 
