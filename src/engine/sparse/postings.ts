@@ -8,8 +8,9 @@
 //   delete, so a reused label never revives an old entry). Stale entries are skipped by
 //   readers and dropped by compact(), which the background slice runs for lists whose
 //   stale share passed COMPACT_STALE_FRACTION.
-// - `max` is at least every weight in the list, stale ones included (an upper bound for
-//   pruning; compact() tightens it).
+// - `max` is at least, and `min` at most, every weight in the list, stale ones included
+//   (bounds for pruning: a query weight w contributes at most w·max when w ≥ 0 and w·min
+//   when w < 0; compact() tightens them).
 const INITIAL_LIST = 8;
 /** A list is due for compaction once this share of its entries is stale. */
 const COMPACT_STALE_FRACTION = 0.25;
@@ -29,6 +30,7 @@ export class PostingList {
   length = 0;
   stale = 0;
   max = -Infinity;
+  min = Infinity;
 
   add(label: number, gen: number, weight: number): void {
     let at = this.length * 3;
@@ -38,6 +40,7 @@ export class PostingList {
     this.weights[at] = weight;
     this.length++;
     if (weight > this.max) this.max = weight;
+    if (weight < this.min) this.min = weight;
   }
 
   label(i: number): number {
@@ -135,6 +138,7 @@ export class Postings {
     const w = list.weights;
     let at = 0;
     let max = -Infinity;
+    let min = Infinity;
     for (let i = 0; i < list.length * 3; i += 3) {
       const label = e[i];
       if (currentGen[label] !== e[i + 1]) continue;
@@ -142,10 +146,12 @@ export class Postings {
       e[at + 1] = e[i + 1];
       w[at + 2] = w[i + 2];
       if (w[i + 2] > max) max = w[i + 2];
+      if (w[i + 2] < min) min = w[i + 2];
       at += 3;
     }
     list.length = at / 3;
     list.stale = 0;
     list.max = max;
+    list.min = min;
   }
 }

@@ -9,14 +9,14 @@
 // their ties, broken by id) are identical to an exact scan's.
 import type { SparseValues } from '../model.js';
 import { TopK } from '../vectors/top-k.js';
-import { Postings } from './postings.js';
+import { Postings, type PostingList } from './postings.js';
 import { SparseStore } from './sparse-store.js';
 
 /** A query's sparse vector, sorted by dimension, one weight per dimension. */
 export interface PreparedSparse {
   dims: Uint32Array;
   weights: Float32Array;
-  /** Pruning bounds hold only when no weight is negative. */
+  /** No weight is negative (the bench and tests split their figures by it). */
   nonNegative: boolean;
 }
 
@@ -41,6 +41,11 @@ export class SparseIndex {
   private acc = new Float64Array(64);
   private touchedAt = new Uint32Array(64);
   private offeredAt = new Uint32Array(64);
+  /** Labels touched this query, in first-touch order (each once, so label extent bounds it). */
+  private touched = new Uint32Array(64);
+  private survivors = new Uint32Array(64);
+  private heapLabels = new Uint32Array(0);
+  private heapValues = new Float64Array(0);
   private epoch = 0;
 
   /** Replaces the label's sparse values (undefined clears them). `v` must be sorted by index. */
@@ -101,24 +106,29 @@ export class SparseIndex {
 
   /**
    * Exact top-k by sparse score over the labels `allow` accepts (all when absent) that
-   * share a dimension with the query. With no negative query weight, MaxScore-style
-   * pruning skips postings and candidates that cannot reach the k-th score.
+   * share a dimension with the query. `strategy` 'plain' accumulates every list (the
+   * bench's and tests' reference); the default prunes with MaxScore (see pruned()).
    */
-  search(q: PreparedSparse, topK: number, idOf: (label: number) => string, allow?: (label: number) => boolean): SparseHit[] {
+  search(q: PreparedSparse, topK: number, idOf: (label: number) => string, allow?: (label: number) => boolean, strategy: 'maxscore' | 'plain' = 'maxscore'): SparseHit[] {
     const top = new TopK(topK);
     if (topK <= 0 || q.dims.length === 0) return [];
     const epoch = this.nextEpoch();
-    if (q.nonNegative) this.pruned(q, top, epoch, idOf, allow);
-    else this.plain(q, top, epoch, idOf, allow);
+    if (strategy === 'plain') this.plain(q, top, epoch, idOf, allow);
+    else this.pruned(q, top, epoch, idOf, allow);
     return top.sorted().map((r) => ({ label: r.slot, id: r.id, rank: r.rank }));
   }
 
   /** Term-at-a-time over every query dimension in ascending order: the float64 sums equal dot()'s. */
   private plain(q: PreparedSparse, top: TopK, epoch: number, idOf: (label: number) => string, allow?: (label: number) => boolean): void {
-    const touched: number[] = [];
-    for (let t = 0; t < q.dims.length; t++) this.accumulate(q.dims[t], q.weights[t], epoch, touched);
+    let count = 0;
+    for (let t = 0; t < q.dims.length; t++) {
+      const list = this.postings.get(q.dims[t]);
+      if (list) count = this.gather(list, q.weights[t], epoch, count);
+    }
     const acc = this.acc;
-    for (const label of touched) {
+    const touched = this.touched;
+    for (let i = 0; i < count; i++) {
+      const label = touched[i];
       if (allow && !allow(label)) continue;
       const rank = Math.fround(acc[label]);
       if (top.admits(rank)) top.offer(label, idOf(label), rank);
@@ -126,13 +136,24 @@ export class SparseIndex {
   }
 
   /**
-   * MaxScore, term-at-a-time. Terms go by upper bound (weight × list max) descending, and
-   * θ (the k-th best exact score so far) is refreshed as records are touched. Once the
-   * bound of the terms left is below θ, a record none of the processed terms holds cannot
-   * enter, so only the touched records whose partial score plus that bound can reach θ
-   * remain. Those are then finished the cheaper way: scored exactly from their stored
-   * values one by one, or (many of them) by scanning the remaining lists and rescoring the
-   * best accumulated sums exactly. Either way every offered rank comes from dot().
+   * MaxScore, exact for any query weights. Each term's bound is the most it can add to a
+   * score: w·max of its list when w ≥ 0, w·min when w < 0, and never below 0. Terms go by
+   * bound descending.
+   * 1. Essential terms: lists are accumulated (partial sums in `acc`, new records joining
+   *    `touched`) until the bound of the terms left (`rest`) is below θ, the k-th best
+   *    exact score so far. A record none of them holds scores at most `rest`, so it cannot
+   *    enter: the candidates are now fixed. θ comes from scoring exactly (dot()) the
+   *    records with the best partial sums, refreshed as `touched` doubles.
+   * 2. Candidates whose partial sum + rest cannot reach θ are dropped. While scanning the
+   *    next list (only adding to touched records) costs less than scoring the survivors
+   *    one by one, it is scanned and the survivors filtered again with the smaller rest.
+   * 3. The survivors left are scored exactly by dot(), each only while its bound still
+   *    reaches θ (which rises as they enter).
+   * Every offered rank comes from dot(), so scores and ties equal the exact scan's; the
+   * bounds only decide which records are never scored, and each such record provably
+   * scores below θ (with slack for summation order, see below()).
+   * Negative query weights just get a bound of 0 (or w·min when a list holds negative
+   * values), so they are the last terms and usually never scanned.
    */
   private pruned(q: PreparedSparse, top: TopK, epoch: number, idOf: (label: number) => string, allow?: (label: number) => boolean): void {
     const n = q.dims.length;
@@ -141,83 +162,136 @@ export class SparseIndex {
     for (let t = 0; t < n; t++) {
       const list = this.postings.get(q.dims[t]);
       if (!list) continue;
-      ub[t] = q.weights[t] * Math.max(0, list.max);
+      const w = q.weights[t];
+      ub[t] = Math.max(0, w >= 0 ? w * list.max : w * list.min);
       order.push(t);
     }
-    order.sort((a, b) => ub[b] - ub[a]);
-    // restFrom[i]: bound of terms order[i..]; scanFrom[i]: their list entries. Summed from
-    // the end (not by subtraction), so no cancellation error.
-    const restFrom = new Float64Array(order.length + 1);
-    const scanFrom = new Float64Array(order.length + 1);
-    for (let i = order.length - 1; i >= 0; i--) {
-      restFrom[i] = restFrom[i + 1] + ub[order[i]];
-      scanFrom[i] = scanFrom[i + 1] + (this.postings.get(q.dims[order[i]])?.length ?? 0);
-    }
-    const touched: number[] = [];
-    let nextTheta = top.k; // refresh θ when this many records are touched
-    let processed = 0;
-    while (processed < order.length && !below(restFrom[processed], top)) {
-      const t = order[processed++];
-      this.accumulate(q.dims[t], q.weights[t], epoch, touched);
-      if (touched.length >= nextTheta) {
-        this.offerBest(touched, top, q, epoch, idOf, allow);
-        nextTheta = touched.length * 2;
+    order.sort((a, b) => ub[b] - ub[a] || a - b);
+    const m = order.length;
+    // restFrom[i]: bound of terms order[i..], summed from the end (no cancellation error).
+    const restFrom = new Float64Array(m + 1);
+    for (let i = m - 1; i >= 0; i--) restFrom[i] = restFrom[i + 1] + ub[order[i]];
+    const listOf = (i: number): PostingList => this.postings.get(q.dims[order[i]]) as PostingList;
+
+    // 1. Essential terms.
+    let count = 0;
+    let nextTheta = top.k;
+    let i = 0;
+    while (i < m && !below(restFrom[i], top)) {
+      count = this.gather(listOf(i), q.weights[order[i]], epoch, count);
+      i++;
+      if (count >= nextTheta) {
+        this.offerBest(count, top, q, epoch, idOf, allow);
+        nextTheta = count * 2;
       }
     }
-    this.offerBest(touched, top, q, epoch, idOf, allow);
+    this.offerBest(count, top, q, epoch, idOf, allow);
+
+    // 2. Survivors, narrowed by scanning cheap lists.
     const acc = this.acc;
     const offered = this.offeredAt;
-    const rest = restFrom[processed];
-    const survivors: number[] = [];
-    for (const label of touched) {
-      if (offered[label] === epoch || below(acc[label] + rest, top)) continue;
+    const touched = this.touched;
+    const survivors = this.survivors;
+    let alive = 0;
+    for (let j = 0; j < count; j++) {
+      const label = touched[j];
+      if (offered[label] === epoch || below(acc[label] + restFrom[i], top)) continue;
       if (allow && !allow(label)) continue;
-      survivors.push(label);
+      survivors[alive++] = label;
     }
-    const dotCost = this.records > 0 ? this.store.pairs / this.records + n : n;
-    if (processed < order.length && survivors.length * dotCost > scanFrom[processed]) {
-      // Cheaper to finish the sums: scan what is left, then rescore the best exactly.
-      for (let i = processed; i < order.length; i++) this.accumulate(q.dims[order[i]], q.weights[order[i]], epoch, touched);
-      this.offerBest(touched, top, q, epoch, idOf, allow);
-      survivors.length = 0;
-      for (const label of touched) {
-        if (offered[label] === epoch || below(acc[label], top)) continue;
-        if (!allow || allow(label)) survivors.push(label);
+    const dotCost = (this.records > 0 ? this.store.pairs / this.records : 0) + n;
+    while (i < m && alive > 0 && listOf(i).length < alive * dotCost) {
+      this.addTo(listOf(i), q.weights[order[i]], epoch);
+      i++;
+      const rest = restFrom[i];
+      let kept = 0;
+      for (let j = 0; j < alive; j++) {
+        const label = survivors[j];
+        if (!below(acc[label] + rest, top)) survivors[kept++] = label;
+      }
+      alive = kept;
+    }
+
+    // 3. Exact scores for the rest.
+    const rest = restFrom[i];
+    for (let j = 0; j < alive; j++) {
+      const label = survivors[j];
+      if (below(acc[label] + rest, top)) continue;
+      const rank = Math.fround(this.store.dot(label, q.dims, q.weights));
+      if (top.admits(rank)) top.offer(label, idOf(label), rank);
+    }
+  }
+
+  /**
+   * Scores exactly (dot()) the k touched records with the best partial sums that were not
+   * scored yet, and offers them: this raises θ. A typed min-heap of the k best partials.
+   */
+  private offerBest(count: number, top: TopK, q: PreparedSparse, epoch: number, idOf: (label: number) => string, allow?: (label: number) => boolean): void {
+    const k = top.k;
+    const acc = this.acc;
+    const offered = this.offeredAt;
+    const touched = this.touched;
+    if (this.heapLabels.length < k) {
+      this.heapLabels = new Uint32Array(k);
+      this.heapValues = new Float64Array(k);
+    }
+    const hl = this.heapLabels;
+    const hv = this.heapValues;
+    let size = 0;
+    for (let j = 0; j < count; j++) {
+      const label = touched[j];
+      const v = acc[label];
+      if (size === k && v <= hv[0]) continue;
+      if (offered[label] === epoch || (allow && !allow(label))) continue;
+      if (size < k) {
+        // Sift up.
+        let c = size++;
+        while (c > 0) {
+          const p = (c - 1) >> 1;
+          if (hv[p] <= v) break;
+          hv[c] = hv[p];
+          hl[c] = hl[p];
+          c = p;
+        }
+        hv[c] = v;
+        hl[c] = label;
+      } else {
+        // Replace the root and sift down.
+        let c = 0;
+        for (;;) {
+          const l = 2 * c + 1;
+          if (l >= size) break;
+          const r = l + 1;
+          const s = r < size && hv[r] < hv[l] ? r : l;
+          if (hv[s] >= v) break;
+          hv[c] = hv[s];
+          hl[c] = hl[s];
+          c = s;
+        }
+        hv[c] = v;
+        hl[c] = label;
       }
     }
-    for (const label of survivors) {
-      if (offered[label] === epoch || below(acc[label] + rest, top)) continue;
+    for (let j = 0; j < size; j++) {
+      const label = hl[j];
       offered[label] = epoch;
       const rank = Math.fround(this.store.dot(label, q.dims, q.weights));
       if (top.admits(rank)) top.offer(label, idOf(label), rank);
     }
   }
 
-  /** Offers the k touched records with the best partial scores, scored exactly: this sets θ. */
-  private offerBest(touched: number[], top: TopK, q: PreparedSparse, epoch: number, idOf: (label: number) => string, allow?: (label: number) => boolean): void {
-    const acc = this.acc;
-    const partial = new TopK(top.k);
-    for (const label of touched) {
-      if (this.offeredAt[label] === epoch || (allow && !allow(label))) continue;
-      const rank = acc[label];
-      if (partial.admits(rank)) partial.offer(label, '', rank);
-    }
-    for (const r of partial.sorted()) {
-      this.offeredAt[r.slot] = epoch;
-      const rank = Math.fround(this.store.dot(r.slot, q.dims, q.weights));
-      if (top.admits(rank)) top.offer(r.slot, idOf(r.slot), rank);
-    }
-  }
-
-  /** Adds weight × entry weight of dimension `dim`'s live entries into the accumulator. */
-  private accumulate(dim: number, weight: number, epoch: number, touched: number[]): void {
-    const list = this.postings.get(dim);
-    if (!list) return;
+  /**
+   * Adds weight × entry weight of the list's live entries into the accumulator; labels
+   * touched for the first time this query are appended to `touched` from `count` on.
+   * Returns the new count.
+   */
+  private gather(list: PostingList, weight: number, epoch: number, count: number): number {
     const { entries, weights } = list;
     const end = list.length * 3;
     const gen = this.gen;
     const acc = this.acc;
     const touchedAt = this.touchedAt;
+    const touched = this.touched;
     // A list without stale entries (the common case) needs no generation check.
     const checkGen = list.stale > 0;
     for (let i = 0; i < end; i += 3) {
@@ -226,8 +300,24 @@ export class SparseIndex {
       if (touchedAt[label] !== epoch) {
         touchedAt[label] = epoch;
         acc[label] = 0;
-        touched.push(label);
+        touched[count++] = label;
       }
+      acc[label] += weight * weights[i + 2];
+    }
+    return count;
+  }
+
+  /** Like gather(), but only into records already touched this query. */
+  private addTo(list: PostingList, weight: number, epoch: number): void {
+    const { entries, weights } = list;
+    const end = list.length * 3;
+    const gen = this.gen;
+    const acc = this.acc;
+    const touchedAt = this.touchedAt;
+    const checkGen = list.stale > 0;
+    for (let i = 0; i < end; i += 3) {
+      const label = entries[i];
+      if (touchedAt[label] !== epoch || (checkGen && gen[label] !== entries[i + 1])) continue;
       acc[label] += weight * weights[i + 2];
     }
   }
@@ -238,6 +328,8 @@ export class SparseIndex {
       this.acc = new Float64Array(extent);
       this.touchedAt = new Uint32Array(extent);
       this.offeredAt = new Uint32Array(extent);
+      this.touched = new Uint32Array(extent);
+      this.survivors = new Uint32Array(extent);
       this.epoch = 0;
     }
     if (this.epoch === 0xffffffff) {
