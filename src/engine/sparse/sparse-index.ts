@@ -27,8 +27,13 @@ export interface SparseHit {
   rank: number;
 }
 
-/** Relative slack on float64 bounds: sums in another order may differ in the last bits. */
-const BOUND_SLACK = 1e-6;
+/**
+ * Slack, relative to the query's magnitude (Σ|qᵢ|·max|dᵢ|), for float64 sums in another
+ * order: their difference is below 1e-14 of it for any realistic term count.
+ */
+const SUM_SLACK = 1e-9;
+/** Margin relative to θ, above half a float32 ulp (6e-8). */
+const REL_MARGIN = 3e-7;
 
 export class SparseIndex {
   private readonly store = new SparseStore();
@@ -151,7 +156,7 @@ export class SparseIndex {
    *    reaches θ (which rises as they enter).
    * Every offered rank comes from dot(), so scores and ties equal the exact scan's; the
    * bounds only decide which records are never scored, and each such record provably
-   * scores below θ (with slack for summation order, see below()).
+   * scores below θ (with slack for summation order, see cutoff()).
    * Negative query weights just get a bound of 0 (or w·min when a list holds negative
    * values), so they are the last terms and usually never scanned.
    */
@@ -159,13 +164,17 @@ export class SparseIndex {
     const n = q.dims.length;
     const ub = new Float64Array(n);
     const order: number[] = [];
+    // The most Σ|qᵢ·dᵢ| can be for any record: scales the slack for summation order.
+    let magnitude = 0;
     for (let t = 0; t < n; t++) {
       const list = this.postings.get(q.dims[t]);
       if (!list) continue;
       const w = q.weights[t];
       ub[t] = Math.max(0, w >= 0 ? w * list.max : w * list.min);
+      magnitude += Math.abs(w) * Math.max(Math.abs(list.max), Math.abs(list.min));
       order.push(t);
     }
+    const slack = Math.max(SUM_SLACK * magnitude, 1e-30);
     order.sort((a, b) => ub[b] - ub[a] || a - b);
     const m = order.length;
     // restFrom[i]: bound of terms order[i..], summed from the end (no cancellation error).
@@ -177,7 +186,7 @@ export class SparseIndex {
     let count = 0;
     let nextTheta = top.k;
     let i = 0;
-    while (i < m && !below(restFrom[i], top)) {
+    while (i < m && restFrom[i] >= cutoff(top, slack)) {
       count = this.gather(listOf(i), q.weights[order[i]], epoch, count);
       i++;
       if (count >= nextTheta) {
@@ -193,9 +202,10 @@ export class SparseIndex {
     const touched = this.touched;
     const survivors = this.survivors;
     let alive = 0;
+    let need = cutoff(top, slack) - restFrom[i]; // a partial sum below this cannot enter
     for (let j = 0; j < count; j++) {
       const label = touched[j];
-      if (offered[label] === epoch || below(acc[label] + restFrom[i], top)) continue;
+      if (offered[label] === epoch || acc[label] < need) continue;
       if (allow && !allow(label)) continue;
       survivors[alive++] = label;
     }
@@ -203,11 +213,11 @@ export class SparseIndex {
     while (i < m && alive > 0 && listOf(i).length < alive * dotCost) {
       this.addTo(listOf(i), q.weights[order[i]], epoch);
       i++;
-      const rest = restFrom[i];
+      need = cutoff(top, slack) - restFrom[i];
       let kept = 0;
       for (let j = 0; j < alive; j++) {
         const label = survivors[j];
-        if (!below(acc[label] + rest, top)) survivors[kept++] = label;
+        if (acc[label] >= need) survivors[kept++] = label;
       }
       alive = kept;
     }
@@ -216,7 +226,7 @@ export class SparseIndex {
     const rest = restFrom[i];
     for (let j = 0; j < alive; j++) {
       const label = survivors[j];
-      if (below(acc[label] + rest, top)) continue;
+      if (acc[label] + rest < cutoff(top, slack)) continue;
       const rank = Math.fround(this.store.dot(label, q.dims, q.weights));
       if (top.admits(rank)) top.offer(label, idOf(label), rank);
     }
@@ -351,13 +361,17 @@ export class SparseIndex {
 }
 
 /**
- * Whether no record whose score is at most `bound` can enter `top`: the top is full and
- * the float32 rounding of the bound (with slack for summation order) is below its worst.
+ * The bound below which a record cannot enter `top` (-Infinity until it is full). A
+ * record's bound b (partial sum in bound order + bound of the terms left) and its exact
+ * score s (dot(), in dimension order) differ by float64 rounding, at most a few ulps of
+ * the query's magnitude: `slack` covers that. Below θ by more than half a float32 ulp of
+ * θ (REL_MARGIN covers it), s rounds to a float32 strictly below θ, so it cannot enter
+ * even on a tie.
  */
-function below(bound: number, top: TopK): boolean {
+function cutoff(top: TopK, slack: number): number {
   const theta = top.threshold;
-  if (theta === undefined) return false;
-  return Math.fround(bound + BOUND_SLACK * (Math.abs(bound) + 1e-30)) < theta;
+  if (theta === undefined) return -Infinity;
+  return theta - REL_MARGIN * Math.abs(theta) - slack;
 }
 
 /** Sorts a sparse vector by index and keeps the last weight of a repeated index. */

@@ -1,7 +1,8 @@
 // The sparse inverted index (src/engine/sparse/) against a brute-force scorer written
 // here: exact top-k of Σ qᵢ·dᵢ over records sharing a dimension with the query, summed in
-// ascending dimension order, ranked on the float32 score with ties by id. Covers the
-// pruned path (no negative query weight) and the plain one, filters, updates that replace
+// ascending dimension order, ranked on the float32 score with ties by id. Covers MaxScore
+// (records and queries with negative weights included: a bound that ignores a list's
+// minimum, or is 10% too low, fails here) and plain accumulation, filters, updates that replace
 // sparse values, deletes with label reuse, namespace drops, background compaction, and
 // the index after a random write sequence equal to one built from scratch. Hybrid search
 // with a graph is compared with exact hybrid scoring.
@@ -106,7 +107,7 @@ describe('SparseIndex', () => {
     }
   });
 
-  it('search equals brute force: pruned (non-negative) and plain (negative weights) queries, filters, empty overlaps', () => {
+  it('search equals brute force: MaxScore and plain, queries with and without negative weights, filters, empty overlaps', () => {
     const { index, live } = randomWrites(7, 4000);
     const idOf = (label: number): string => live.get(label)!.id;
     const rand = prng(99);
@@ -116,8 +117,11 @@ describe('SparseIndex', () => {
       const prepared = prepareSparse(q);
       assert.equal(prepared.nonNegative, !Array.from(q.values).some((v) => v < 0));
       for (const topK of [1, 5, 10, 40, 5000]) {
+        const want = bruteForce(live.values(), q, topK);
         const got = index.search(prepared, topK, idOf).map((h) => ({ id: h.id, score: h.rank }));
-        assert.deepEqual(got, bruteForce(live.values(), q, topK), `q${qi} topK=${topK}`);
+        assert.deepEqual(got, want, `q${qi} topK=${topK}`);
+        const plain = index.search(prepared, topK, idOf, undefined, 'plain').map((h) => ({ id: h.id, score: h.rank }));
+        assert.deepEqual(plain, want, `q${qi} topK=${topK} plain`);
         compared++;
       }
       const tag = qi % 4;
@@ -129,6 +133,20 @@ describe('SparseIndex', () => {
     // A query sharing no dimension with any record matches nothing.
     const none = prepareSparse({ indices: Uint32Array.of(VOCAB + 5, 4294967295), values: Float32Array.of(1, 2) });
     assert.deepEqual(index.search(none, 10, idOf), []);
+  });
+
+  it('after compaction (tightened list bounds) MaxScore still equals brute force', () => {
+    const { index, live } = randomWrites(11, 3000);
+    index.work(Infinity);
+    const idOf = (label: number): string => live.get(label)!.id;
+    const rand = prng(5);
+    for (let qi = 0; qi < 40; qi++) {
+      const q = zipfSparse(rand, 1 + Math.floor(rand() * 12), qi % 2 === 0 ? 0 : 0.3);
+      for (const topK of [1, 10, 100]) {
+        const got = index.search(prepareSparse(q), topK, idOf).map((h) => ({ id: h.id, score: h.rank }));
+        assert.deepEqual(got, bruteForce(live.values(), q, topK), `q${qi} topK=${topK}`);
+      }
+    }
   });
 
   it('ties (identical records) are ordered by id on the pruned path', () => {
