@@ -266,7 +266,8 @@ function reportStatus(force: boolean): void {
   if (!force && now - lastStatus < STATUS_INTERVAL_MS) return;
   lastStatus = now;
   const unindexed: Record<string, number> = {};
-  for (const [indexId, slot] of indexes) unindexed[indexId] = slot.engine.unindexed;
+  // A loading index is not searchable at all yet: all of its records count as outside a graph.
+  for (const [indexId, slot] of indexes) unindexed[indexId] = slot.loader ? slot.loader.total : slot.engine.unindexed;
   const key = JSON.stringify(unindexed);
   if (key === lastStatusKey) return;
   lastStatusKey = key;
