@@ -2,17 +2,20 @@
 // own: `node --expose-gc dist/bench/engine-memory.js [count] [dim]` (defaults 100000 × 384).
 //
 // Same seeded clustered data as the benchmark, loaded into VectorSets the way the worker
-// loads them. Each part is the RSS growth of one more structure, all kept alive:
+// loads them. Each part is the growth of one more structure, all kept alive, in
+// JavaScript bytes (V8 heap + ArrayBuffers, exact after a GC) plus, for the graphs,
+// native bytes (RSS growth beyond the JavaScript bytes):
 //   ids       a dimension-0 set (labels, id strings, the id→label map, seqs)
 //   vectors   a dense set without metadata, minus ids (the arena and norms; its exact
 //             size is printed beside it)
 //   metadata  the same set with the benchmark's metadata, minus the one without
-//   graph     the HNSW graph of that set, built through VectorSet.work() as the worker
-//             does (hnswlib's level-0 block holds its OWN copy of every vector, see below)
+//   graph     a fourth set (no metadata) with its HNSW graph, minus ids and vectors; the
+//             graph grows from the first record and is built through VectorSet.work() as
+//             the worker does (hnswlib's level-0 block holds its OWN copy of every vector, see below)
 // and, as the reference, a bare hnswlib-node index of the same vectors built in one loop
 // (bench/references.ts's parameters): its RSS growth and build time.
 //
-// RSS deltas are noisy (allocator pools, GC timing): read them to ±5 %.
+// The native figures are RSS deltas, noisy (allocator pools): read them to ±10 %.
 import hnswlib from 'hnswlib-node';
 import { generateDense, metadataOf } from './data.js';
 import { HNSW_EF_CONSTRUCTION, HNSW_M } from './references.js';
@@ -21,10 +24,13 @@ import { VectorSet } from '../src/engine/vector-set.js';
 const count = Number(process.argv[2] ?? 100_000);
 const dim = Number(process.argv[3] ?? 384);
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
-const rss = (): number => {
+// JavaScript-side bytes (V8 heap in use + ArrayBuffers) are exact after a GC; RSS also
+// counts native memory (hnswlib) but moves with allocator pools and heap reservations.
+const usage = (): { js: number; rss: number } => {
   gc();
   gc();
-  return process.memoryUsage().rss;
+  const m = process.memoryUsage();
+  return { js: m.heapUsed + m.arrayBuffers, rss: m.rss };
 };
 
 const data = generateDense({ n: count, dim, clusters: Math.max(10, Math.round(count / 330)) }, 1, 1);
@@ -32,43 +38,50 @@ const vectorOf = (i: number): Float32Array => data.vectors.slice(i * dim, (i + 1
 const idOf = (i: number): string => `vec-${i.toString().padStart(8, '0')}`;
 const noGraph = { graphMinRecords: Number.MAX_SAFE_INTEGER, defaultEf: 100 };
 
-let mark = rss();
-const step = (): number => {
-  const now = rss();
-  const grown = now - mark;
+let mark = usage();
+/** Growth since the previous step: JavaScript bytes, and native bytes (RSS growth beyond them). */
+const step = (): { js: number; native: number } => {
+  const now = usage();
+  const js = now.js - mark.js;
+  const grown = { js, native: now.rss - mark.rss - js };
   mark = now;
   return grown;
 };
 
 const idsOnly = new VectorSet(0, 'cosine', noGraph);
 for (let i = 0; i < count; i++) idsOnly.upsert(i + 1, { id: idOf(i) });
-const ids = step();
+const ids = step().js;
 
 const bare = new VectorSet(dim, 'cosine', noGraph);
 for (let i = 0; i < count; i++) bare.upsert(i + 1, { id: idOf(i), values: vectorOf(i) });
-const vectors = step() - ids;
+const vectors = step().js - ids;
 
+const withMetadata = new VectorSet(dim, 'cosine', noGraph);
+for (let i = 0; i < count; i++) withMetadata.upsert(i + 1, { id: idOf(i), values: vectorOf(i), metadata: metadataOf(data, i) });
+const metadata = step().js - ids - vectors;
+
+// A fourth set, without metadata, with a graph from its first record (as the worker grows one).
 const full = new VectorSet(dim, 'cosine', { graphMinRecords: 1, defaultEf: 100 });
-for (let i = 0; i < count; i++) full.upsert(i + 1, { id: idOf(i), values: vectorOf(i), metadata: metadataOf(data, i) });
-const metadata = step() - ids - vectors;
+for (let i = 0; i < count; i++) full.upsert(i + 1, { id: idOf(i), values: vectorOf(i) });
 
 let started = performance.now();
 while (full.hasWork) full.work(performance.now() + 4); // the worker's 4 ms slices
 const engineBuildSeconds = (performance.now() - started) / 1000;
-const graph = step();
+const grown = step();
+const graph = grown.js - ids - vectors + grown.native;
 
 const reference = new hnswlib.HierarchicalNSW('cosine', dim);
 reference.initIndex(count, HNSW_M, HNSW_EF_CONSTRUCTION, 100);
 started = performance.now();
 for (let i = 0; i < count; i++) reference.addPoint(Array.from(data.vectors.subarray(i * dim, (i + 1) * dim)), i);
 const referenceBuildSeconds = (performance.now() - started) / 1000;
-const referenceIndex = step();
+const referenceIndex = step().native;
 
 const raw = dim * 4;
 const per = (bytes: number): string => `${Math.round(bytes / count).toLocaleString('en-US')} B`.padStart(9);
 const ratio = (bytes: number): string => `${(bytes / count / raw).toFixed(2)}× raw`;
 const total = ids + vectors + metadata + graph;
-console.log(`${count.toLocaleString('en-US')} × ${dim}, raw float32 ${raw} B per vector; RSS growth per vector:`);
+console.log(`${count.toLocaleString('en-US')} × ${dim}, raw float32 ${raw} B per vector; memory growth per vector:`);
 console.log(`  ids (labels, id strings, map, seqs) ${per(ids)}`);
 console.log(`  vectors (arena + norms)             ${per(vectors)}  (${ratio(vectors)}; arena capacity ${per(bare.vectorBytes)})`);
 console.log(`  metadata objects                    ${per(metadata)}`);
@@ -77,6 +90,6 @@ console.log(`  total                               ${per(total)}  (${ratio(total
 console.log(`  bare hnswlib-node index, same data  ${per(referenceIndex)}`);
 console.log(
   `graph build: engine ${engineBuildSeconds.toFixed(1)} s, bare hnswlib ${referenceBuildSeconds.toFixed(1)} s ` +
-    `(engine ÷ hnswlib ${(engineBuildSeconds / referenceBuildSeconds).toFixed(2)}×); kept: ${idsOnly.size} ${bare.size} ${full.size} ${reference.getCurrentCount()}`,
+    `(engine ÷ hnswlib ${(engineBuildSeconds / referenceBuildSeconds).toFixed(2)}×); kept: ${idsOnly.size} ${bare.size} ${withMetadata.size} ${full.size} ${reference.getCurrentCount()}`,
 );
 
