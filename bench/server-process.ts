@@ -51,10 +51,16 @@ function get(url: string): Promise<number> {
   });
 }
 
-export async function startServer(dataDir: string, apiKey: string, timeoutMs = 120_000): Promise<ServerProcess> {
+/** `execArgv`: extra node flags for the server process (e.g. `--cpu-prof`, bench/fixed-cost.ts). */
+export async function startServer(
+  dataDir: string,
+  apiKey: string,
+  timeoutMs = 120_000,
+  execArgv: readonly string[] = [],
+): Promise<ServerProcess> {
   installExitHandlers();
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [CLI, 'start'], {
+  const proc = spawn(process.execPath, [...execArgv, CLI, 'start'], {
     env: {
       ...process.env,
       CONIFER_HOST: '127.0.0.1',

@@ -83,6 +83,21 @@ export class VectorService {
     this.writes = new WritePath(registry);
   }
 
+  /**
+   * The index's log sequence number now: the seq of its last committed change (0 when
+   * none). Sequence numbers are per index, never reused and only grow (DESIGN.md
+   * "Storage"). Because every write on this thread commits and posts its changes to the
+   * engine before returning, and the engine applies posted messages in order:
+   * - read right after a write returns, it is that write's LSN (nothing can interleave);
+   * - read right before a read (a store read, or a query posted to the engine), the read
+   *   sees every change up to it — the freshness headers' promise (src/server/routes/
+   *   data-plane.ts). If writes ever leave this thread (issue 15), this must become the
+   *   seq the write's commit returned and the seq the engine held when it answered.
+   */
+  lsn(index: IndexRow): number {
+    return this.registry.store(index).snapshotSeq();
+  }
+
   upsert(index: IndexRow, body: unknown): number {
     const { namespace: ns, records } = upsertInput(body, index);
     return this.upsertRecords(index, ns, records);
