@@ -247,7 +247,25 @@ export class VectorService {
       includeValues,
       includeMetadata,
     });
+    if (includeMetadata) this.addMetadata(index, namespace, matches);
     return { namespace, matches };
+  }
+
+  /**
+   * The engine keeps metadata only as filter columns, so the hits' metadata is read here
+   * from the record store, by id, for the k hits only. It is read when the answer is
+   * built: a write acknowledged while the query was in the worker may show in it, and a
+   * hit deleted meanwhile is answered without metadata.
+   */
+  private addMetadata(index: IndexRow, namespace: string, matches: EngineMatch[]): void {
+    const stored = new Map<string, StoredRecord>();
+    for (const r of this.registry.store(index).fetch(namespace, matches.map((m) => m.id))) stored.set(r.id, r);
+    for (const m of matches) {
+      const metadata = stored.get(m.id)?.metadata;
+      if (!metadata) continue;
+      m.record ??= { id: m.id };
+      m.record.metadata = metadata;
+    }
   }
 
   async stats(index: IndexRow, body: unknown): Promise<{ counts: Map<string, number>; total: number }> {
