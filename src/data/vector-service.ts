@@ -3,7 +3,7 @@
 // answer — so the next read sees them (decision 9). Reads that
 // need search go to the engine worker; reads by id or key go to the store directly.
 import { isPodSpec, type IndexRow } from '../catalog/indexes.js';
-import { compileFilter, FilterError, isEmptyFilter, parseFilterNode, type FilterNode, type Predicate } from '../engine/filter.js';
+import { compileFilter, FilterError, isEmptyFilter, parseFilterNode, type FilterNode } from '../engine/filter.js';
 import type { StoredRecord } from '../engine/model.js';
 import type { EngineMatch } from '../engine/protocol.js';
 import type { RecordStore } from '../engine/record-store.js';
@@ -48,22 +48,10 @@ export function filterNodeOf(raw: unknown, field = 'filter'): FilterNode | undef
   }
 }
 
-/** A filter as a predicate for scans on this thread; undefined for "no filter". */
-export function filterOf(raw: unknown, field = 'filter'): Predicate | undefined {
-  const node = filterNodeOf(raw, field);
-  return node === undefined ? undefined : compileFilter(node);
-}
-
 function requireFilterNode(raw: unknown, field = 'filter'): FilterNode {
   const node = filterNodeOf(raw, field);
   if (!node) throw invalid(`${field} must be a non-empty filter object`);
   return node;
-}
-
-function requireFilter(raw: unknown, field = 'filter'): Predicate {
-  const predicate = filterOf(raw, field);
-  if (!predicate) throw invalid(`${field} must be a non-empty filter object`);
-  return predicate;
 }
 
 export interface QueryResult {
@@ -99,7 +87,7 @@ export class VectorService {
   }
 
   /** By id: `{}`; by filter: the number of matching records. Unknown ids are a no-op. */
-  update(index: IndexRow, body: unknown): { matchedRecords?: number } {
+  async update(index: IndexRow, body: unknown): Promise<{ matchedRecords?: number }> {
     const obj = requireObject(body, 'request body');
     const ns = namespaceOf(obj.namespace);
     const setMetadata = metadataOf(obj.setMetadata, 'setMetadata');
@@ -109,10 +97,15 @@ export class VectorService {
       if (obj.values !== undefined || rawSparse !== undefined) {
         throw invalid('an update by filter changes metadata only: values and sparseValues are not allowed');
       }
-      const predicate = requireFilter(obj.filter);
+      const node = requireFilterNode(obj.filter);
       const dryRun = optionalBoolean(obj.dryRun, 'dryRun', false);
       if (!setMetadata && !dryRun) throw invalid('setMetadata is required for an update by filter');
-      return { matchedRecords: this.writes.updateMetadataWhere(index, ns, predicate, setMetadata ?? {}, dryRun) };
+      // The engine's columns name the matches; the store checks each again when it writes
+      // (a write that landed meanwhile may have changed it).
+      const candidates = await this.registry.engine.ids(index.id, ns, node);
+      return {
+        matchedRecords: this.writes.updateMetadataWhere(index, ns, compileFilter(node), setMetadata ?? {}, dryRun, candidates),
+      };
     }
     const id = vectorId(obj.id, 'id');
     const values = denseValues(obj.values, 'values', index);
@@ -125,7 +118,7 @@ export class VectorService {
     return {};
   }
 
-  delete(index: IndexRow, body: unknown): void {
+  async delete(index: IndexRow, body: unknown): Promise<void> {
     const obj = requireObject(body, 'request body');
     const ns = namespaceOf(obj.namespace);
     const deleteAll = optionalBoolean(obj.deleteAll, 'deleteAll', false);
@@ -138,7 +131,9 @@ export class VectorService {
       return;
     }
     if (obj.filter !== undefined) {
-      this.writes.deleteWhere(index, ns, requireFilter(obj.filter));
+      const node = requireFilterNode(obj.filter);
+      const candidates = await this.registry.engine.ids(index.id, ns, node);
+      this.writes.deleteWhere(index, ns, compileFilter(node), candidates);
       return;
     }
     const ids = idList(obj.ids, 'ids', DELETE_MAX_IDS);
@@ -151,38 +146,35 @@ export class VectorService {
     return { namespace, records: this.registry.store(index).fetch(namespace, ids) };
   }
 
-  /** `filterRequired`: API 2026-07 requires a non-empty filter; earlier versions match all without one. */
-  fetchByMetadata(
+  /**
+   * `filterRequired`: API 2026-07 requires a non-empty filter; earlier versions match all
+   * without one. The engine's columns pick the page's ids (in id order, so the page token
+   * is the last id); the records are then read from the store by id, and a record whose
+   * metadata changed since no longer matching is left out.
+   */
+  async fetchByMetadata(
     index: IndexRow,
     body: unknown,
     filterRequired: boolean,
-  ): { namespace: string; page: Page<StoredRecord> } {
+  ): Promise<{ namespace: string; page: Page<StoredRecord> }> {
     const obj = requireObject(body, 'request body');
     const namespace = namespaceOf(obj.namespace);
-    const predicate = filterRequired ? requireFilter(obj.filter) : (filterOf(obj.filter) ?? (() => true));
+    const node = filterRequired ? requireFilterNode(obj.filter) : filterNodeOf(obj.filter);
+    const predicate = node === undefined ? () => true : compileFilter(node);
     const limit =
       obj.limit === undefined
         ? FETCH_BY_METADATA_LIMIT_DEFAULT
         : integerIn(obj.limit, 'limit', 1, FETCH_BY_METADATA_LIMIT_MAX);
     const scope = scopeHash('fetch_by_metadata', index.id, namespace, obj.filter ?? null);
     const token = optionalString(obj.paginationToken, 'paginationToken');
-    let after = token === undefined || token === '' ? undefined : decodePageToken(token, scope);
+    const after = token === undefined || token === '' ? undefined : decodePageToken(token, scope);
     const store = this.registry.store(index);
-    const items: StoredRecord[] = [];
-    // Scan in id order until the page is full; one more match means another page.
-    const chunk = Math.max(limit, 1000);
-    for (;;) {
-      const rows = store.scan(namespace, after, chunk);
-      for (const r of rows) {
-        if (!predicate(r.metadata)) continue;
-        if (items.length === limit) {
-          return { namespace, page: { items, next: encodePageToken(items[items.length - 1].id, scope) } };
-        }
-        items.push(r);
-      }
-      if (rows.length < chunk) return { namespace, page: { items } };
-      after = rows[rows.length - 1].id;
-    }
+    // One id more than the page: its presence means another page.
+    const ids = await this.registry.engine.ids(index.id, namespace, node, { after, limit: limit + 1 });
+    const more = ids.length > limit;
+    const items = store.fetch(namespace, ids.slice(0, limit)).filter((r) => predicate(r.metadata));
+    const next = more ? encodePageToken(ids[limit - 1], scope) : undefined;
+    return { namespace, page: { items, next } };
   }
 
   list(index: IndexRow, query: Record<string, unknown>): { namespace: string; page: Page<string> } {

@@ -373,24 +373,27 @@ export class RecordStore {
 
   /**
    * Merges `setMetadata` into every record of the namespace whose metadata matches.
-   * A dry run only counts; otherwise each match is one change.
+   * A dry run only counts; otherwise each match is one change. `candidates`: only these
+   * ids are examined (the engine's match set, so nothing is scanned), each checked
+   * again against its current metadata.
    */
   updateMetadataWhere(
     ns: string,
     predicate: Predicate,
     setMetadata: Metadata,
     dryRun: boolean,
+    candidates?: readonly string[],
   ): { matched: number; changes: Change[] } {
     const namespace = this.st.namespace.get(ns);
     if (namespace === undefined) return { matched: 0, changes: [] };
     if (dryRun) {
       let matched = 0;
-      this.forEachMatch(namespace.nsid, predicate, () => matched++);
+      this.forEachMatch(namespace.nsid, predicate, candidates, () => matched++);
       return { matched, changes: [] };
     }
     const changes = this.transaction(() => {
       const out: Change[] = [];
-      this.forEachMatch(namespace.nsid, predicate, (id) => {
+      this.forEachMatch(namespace.nsid, predicate, candidates, (id) => {
         const row = this.st.get.get(namespace.nsid, id);
         if (row === undefined) throw new Error(`record ${id} vanished during its own transaction`);
         const current = toRecord(row);
@@ -416,15 +419,15 @@ export class RecordStore {
     });
   }
 
-  /** Deletes every record of the namespace whose metadata matches. */
-  deleteWhere(ns: string, predicate: Predicate): Change[] {
+  /** Deletes every record of the namespace whose metadata matches (`candidates`: as in updateMetadataWhere). */
+  deleteWhere(ns: string, predicate: Predicate, candidates?: readonly string[]): Change[] {
     const namespace = this.st.namespace.get(ns);
     if (namespace === undefined) return [];
     return this.transaction(() => {
       const changes: Change[] = [];
       // Safe while scanning: the keyset scan resumes after the last id it read, and only
       // ids at or before it are deleted.
-      this.forEachMatch(namespace.nsid, predicate, (id) => {
+      this.forEachMatch(namespace.nsid, predicate, candidates, (id) => {
         const change = this.deleteOne(ns, namespace.nsid, id);
         if (change !== null) changes.push(change);
       });
@@ -687,8 +690,16 @@ export class RecordStore {
   private forEachMatch(
     nsid: number,
     predicate: Predicate,
+    candidates: readonly string[] | undefined,
     onMatch: (id: string) => void,
   ): void {
+    if (candidates) {
+      for (const id of new Set(candidates)) {
+        const row = this.st.get.get(nsid, id);
+        if (row !== undefined && predicate(decodeMetadata(row.metadata))) onMatch(id);
+      }
+      return;
+    }
     let after = '';
     for (;;) {
       const rows = this.st.scanMetadata.all(nsid, after, CHUNK_ROWS);

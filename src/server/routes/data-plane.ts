@@ -74,7 +74,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
       plane.post('/vectors/update', documentedOnly({ body: doc.updateBody }, { grows: 'an update' }), async (request) => vectors.update(indexOf(request), request.body));
 
       plane.post('/vectors/delete', documentedOnly({ body: doc.deleteBody }, { frees: true }), async (request) => {
-        vectors.delete(indexOf(request), request.body ?? {});
+        await vectors.delete(indexOf(request), request.body ?? {});
         return {};
       });
 
@@ -90,7 +90,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
       });
 
       plane.post('/vectors/fetch_by_metadata', documentedOnly({ body: doc.fetchByMetadataBody }), async (request, reply) => {
-        const { namespace, page } = vectors.fetchByMetadata(
+        const { namespace, page } = await vectors.fetchByMetadata(
           indexOf(request),
           request.body ?? {},
           versionOf(request) === '2026-07',
