@@ -20,6 +20,7 @@ import {
   TOP_K_MAX,
 } from '../limits.js';
 import type { IndexRegistry } from './index-registry.js';
+import { checkFilterable } from './filterable-fields.js';
 import { WritePath } from './write-path.js';
 import { decodePageToken, encodePageToken, scopeHash } from './page-token.js';
 import {
@@ -98,6 +99,7 @@ export class VectorService {
         throw invalid('an update by filter changes metadata only: values and sparseValues are not allowed');
       }
       const node = requireFilterNode(obj.filter);
+      checkFilterable(index, node);
       const dryRun = optionalBoolean(obj.dryRun, 'dryRun', false);
       if (!setMetadata && !dryRun) throw invalid('setMetadata is required for an update by filter');
       // The engine's columns name the matches; the store checks each again when it writes
@@ -132,6 +134,7 @@ export class VectorService {
     }
     if (obj.filter !== undefined) {
       const node = requireFilterNode(obj.filter);
+      checkFilterable(index, node);
       const candidates = await this.registry.engine.ids(index.id, ns, node);
       this.writes.deleteWhere(index, ns, compileFilter(node), candidates);
       return;
@@ -160,6 +163,7 @@ export class VectorService {
     const obj = requireObject(body, 'request body');
     const namespace = namespaceOf(obj.namespace);
     const node = filterRequired ? requireFilterNode(obj.filter) : filterNodeOf(obj.filter);
+    checkFilterable(index, node);
     const predicate = node === undefined ? () => true : compileFilter(node);
     const limit =
       obj.limit === undefined
@@ -198,6 +202,7 @@ export class VectorService {
     const includeValues = optionalBoolean(obj.includeValues, 'includeValues', false);
     const includeMetadata = optionalBoolean(obj.includeMetadata, 'includeMetadata', false);
     const filter = filterNodeOf(obj.filter);
+    checkFilterable(index, filter);
     const maxCandidates = obj.maxCandidates === undefined ? undefined : integerIn(obj.maxCandidates, 'maxCandidates', topK, MAX_CANDIDATES_MAX);
     const [rawSparse, sparseName] = sparseField(obj, 'sparseVector', 'sparse_vector');
     const hasVector = obj.vector !== undefined && !(Array.isArray(obj.vector) && obj.vector.length === 0);
@@ -271,6 +276,7 @@ export class VectorService {
         throw invalid('filter is not supported by describe_index_stats on serverless indexes (pod indexes only)');
       }
       const filter = requireFilterNode(obj.filter);
+      checkFilterable(index, filter);
       const matching = await this.registry.engine.count(index.id, filter);
       counts.clear();
       for (const [ns, n] of Object.entries(matching)) if (n > 0) counts.set(ns, n);

@@ -127,7 +127,7 @@ export class EngineIndex {
   }
 
   private createNamespace(ns: string): VectorSet {
-    const set = new VectorSet(this.shape.dimension, this.shape.metric, this.options, this.events);
+    const set = new VectorSet(this.shape.dimension, this.shape.metric, this.options, this.events, this.shape.filterable);
     this.namespaces.set(ns, set);
     return set;
   }

@@ -92,7 +92,7 @@ export class VectorSet {
   private readonly arena: VectorArena;
   private readonly seqs: number[] = [];
   private readonly sparse: (SparseValues | undefined)[] = [];
-  private readonly columns = new MetadataColumns();
+  private readonly columns: MetadataColumns;
   private graph: HnswGraph | undefined;
   private rebuild: HnswGraph | undefined;
   /** Set after a native failure: the namespace stays exact until the engine restarts. */
@@ -105,8 +105,11 @@ export class VectorSet {
     private readonly metric: Metric,
     private readonly options: GraphOptions = DEFAULT_GRAPH_OPTIONS,
     private readonly events?: VectorSetEvents,
+    /** The metadata fields that get filter columns (IndexShape.filterable); absent: all. */
+    filterable?: readonly string[],
   ) {
     this.arena = new VectorArena(dim);
+    this.columns = new MetadataColumns(undefined, filterable && new Set(filterable));
   }
 
   get size(): number {

@@ -26,7 +26,15 @@ export class MetadataColumns {
   private live: Bitmap;
   private readonly fields = new Map<string, FieldColumn>();
 
-  constructor(initialCapacity = 1024) {
+  /**
+   * `only`: the fields that get columns (an index's filterable fields); others are not
+   * held at all — saving their memory is the point of declaring them. The service
+   * rejects a filter on another field before it gets here.
+   */
+  constructor(
+    initialCapacity = 1024,
+    private readonly only?: ReadonlySet<string>,
+  ) {
     this.capacity = Math.max(32, initialCapacity);
     this.live = new Bitmap(this.capacity);
   }
@@ -43,6 +51,7 @@ export class MetadataColumns {
     this.live.add(label);
     if (!metadata) return;
     for (const field of Object.keys(metadata)) {
+      if (this.only && !this.only.has(field)) continue;
       let column = this.fields.get(field);
       if (!column) {
         column = new FieldColumn(this.capacity);
