@@ -145,6 +145,66 @@ describe('MetadataColumns', () => {
   });
 });
 
+describe('MetadataColumns: every operator, table-driven', () => {
+  // Labels 0-5; expectations written by hand, and each also checked against compileFilter.
+  const RECORDS: (Metadata | undefined)[] = [
+    { genre: 'drama', year: 2019, rating: 4.5, tags: ['a', 'b'], seen: true },
+    { genre: 'comedy', year: 2021, tags: ['b'], seen: false },
+    { genre: 'drama', year: 2021, rating: 3, tags: [] },
+    { genre: 2021, year: '2021', seen: true },
+    undefined,
+    { year: 2020, tags: ['c'] },
+  ];
+  const columns = new MetadataColumns();
+  RECORDS.forEach((m, label) => columns.set(label, m));
+  const TABLE: [string, Json, number[]][] = [
+    ['$eq string', { genre: { $eq: 'drama' } }, [0, 2]],
+    ['implicit $eq', { genre: 'drama' }, [0, 2]],
+    ['$eq number (a string "2021" is not 2021)', { year: 2021 }, [1, 2]],
+    ['$eq number on a field holding a number elsewhere', { genre: 2021 }, [3]],
+    ['$eq boolean', { seen: true }, [0, 3]],
+    ['$eq on a list: any element', { tags: 'b' }, [0, 1]],
+    ['$ne string: missing fields match', { genre: { $ne: 'drama' } }, [1, 3, 4, 5]],
+    ['$ne boolean', { seen: { $ne: true } }, [1, 2, 4, 5]],
+    ['$ne on a list: no element equal', { tags: { $ne: 'b' } }, [2, 3, 4, 5]],
+    ['$gt', { year: { $gt: 2020 } }, [1, 2]],
+    ['$gte', { year: { $gte: 2020 } }, [1, 2, 5]],
+    ['$lt (numbers only; the string is skipped)', { year: { $lt: 2021 } }, [0, 5]],
+    ['$lte on a sparse field', { rating: { $lte: 3 } }, [2]],
+    ['$in strings', { genre: { $in: ['comedy', 'horror'] } }, [1]],
+    ['$in mixed types', { genre: { $in: ['drama', 2021] } }, [0, 2, 3]],
+    ['$in on a list', { tags: { $in: ['c', 'a'] } }, [0, 5]],
+    ['$in nothing known', { genre: { $in: ['western'] } }, []],
+    ['$nin: missing fields match', { genre: { $nin: ['drama', 'comedy'] } }, [3, 4, 5]],
+    ['$nin on a list', { tags: { $nin: ['b'] } }, [2, 3, 4, 5]],
+    ['$exists true (an empty list is present)', { tags: { $exists: true } }, [0, 1, 2, 5]],
+    ['$exists false', { rating: { $exists: false } }, [1, 3, 4, 5]],
+    ['$exists false on a field no record has', { nothing: { $exists: false } }, [0, 1, 2, 3, 4, 5]],
+    ['$eq on a field no record has', { nothing: 'x' }, []],
+    ['$ne on a field no record has', { nothing: { $ne: 'x' } }, [0, 1, 2, 3, 4, 5]],
+    ['$and', { $and: [{ genre: 'drama' }, { year: { $gte: 2020 } }] }, [2]],
+    ['two fields at the top level (implicit $and)', { genre: 'drama', tags: 'a' }, [0]],
+    ['$or', { $or: [{ seen: false }, { tags: 'c' }] }, [1, 5]],
+    ['$or inside $and', { $and: [{ $or: [{ genre: 'drama' }, { genre: 'comedy' }] }, { tags: { $in: ['b'] } }] }, [0, 1]],
+  ];
+  for (const [name, filter, want] of TABLE) {
+    it(`${name}: ${JSON.stringify(filter)}`, () => {
+      const node = parseFilterNode(filter);
+      assert.deepEqual(labelsOf(columns.evaluate(node)), want);
+      const reference = compileFilter(node);
+      assert.deepEqual(RECORDS.flatMap((m, label) => (reference(m) ? [label] : [])), want, 'the reference evaluator agrees');
+    });
+  }
+
+  it('with a field subset (filterable fields), other fields get no column at all', () => {
+    const only = new MetadataColumns(32, new Set(['genre']));
+    RECORDS.forEach((m, label) => only.set(label, m));
+    assert.deepEqual(labelsOf(only.evaluate(parseFilterNode({ genre: 'drama' }))), [0, 2]);
+    // Not held: the field looks absent (the service refuses such filters before this).
+    assert.deepEqual(labelsOf(only.evaluate(parseFilterNode({ year: { $exists: false } }))), [0, 1, 2, 3, 4, 5]);
+  });
+});
+
 describe('Bitmap', () => {
   it('counts, negates and iterates exactly at word edges', () => {
     for (const size of [1, 31, 32, 33, 64, 100]) {
