@@ -164,7 +164,6 @@ export class VectorService {
     const namespace = namespaceOf(obj.namespace);
     const node = filterRequired ? requireFilterNode(obj.filter) : filterNodeOf(obj.filter);
     checkFilterable(index, node);
-    const predicate = node === undefined ? () => true : compileFilter(node);
     const limit =
       obj.limit === undefined
         ? FETCH_BY_METADATA_LIMIT_DEFAULT
@@ -173,9 +172,16 @@ export class VectorService {
     const token = optionalString(obj.paginationToken, 'paginationToken');
     const after = token === undefined || token === '' ? undefined : decodePageToken(token, scope);
     const store = this.registry.store(index);
-    // One id more than the page: its presence means another page.
+    // One more than the page: its presence means another page.
+    if (node === undefined) {
+      // No filter (before 2026-07): the store's id-ordered scan is the page.
+      const rows = store.scan(namespace, after, limit + 1);
+      const items = rows.slice(0, limit);
+      return { namespace, page: { items, next: rows.length > limit ? encodePageToken(items[limit - 1].id, scope) : undefined } };
+    }
     const ids = await this.registry.engine.ids(index.id, namespace, node, { after, limit: limit + 1 });
     const more = ids.length > limit;
+    const predicate = compileFilter(node);
     const items = store.fetch(namespace, ids.slice(0, limit)).filter((r) => predicate(r.metadata));
     const next = more ? encodePageToken(ids[limit - 1], scope) : undefined;
     return { namespace, page: { items, next } };
