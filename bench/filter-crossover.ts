@@ -6,31 +6,29 @@
 // graph (filteredExactFactor 0 forces it above topK matches) — and the p50s are printed
 // with the match count where the graph becomes faster, as a multiple of √(ef·N): the
 // planner's crossover factor (planner/plan.ts). The filter is evaluated on the columns in
-// both timings, as in a real query.
+// both timings, as in a real query. Data: the benchmark's clustered, embedding-like
+// vectors (bench/data.ts) with its bucket metadata (uniform random vectors would make the
+// graph look far worse than it is on real embeddings).
 import { parseFilterNode } from '../src/engine/filter.js';
 import { VectorSet, type SearchTrace } from '../src/engine/vector-set.js';
-import { Rng } from './prng.js';
+import { generateDense } from './data.js';
 
 const count = Number(process.argv[2] ?? 100_000);
 const dim = Number(process.argv[3] ?? 384);
 const queries = Number(process.argv[4] ?? 50);
 const EF = 100; // the engine's default ef (DEFAULT_GRAPH_OPTIONS)
 const K = 10;
-const BUCKETS = 1000;
 
-const rng = new Rng(7);
-const rand = (): number => rng.next();
+const data = generateDense({ n: count, dim, clusters: Math.max(20, Math.round(count / 333)) }, queries);
 const set = new VectorSet(dim, 'cosine', { graphMinRecords: 1, defaultEf: EF, filteredExactFactor: 0 });
-const values = new Float32Array(dim);
 for (let i = 0; i < count; i++) {
-  for (let d = 0; d < dim; d++) values[d] = rand() * 2 - 1;
-  set.upsert(i + 1, { id: `vec-${i}`, values, metadata: { bucket: Math.floor(rand() * BUCKETS) } });
+  set.upsert(i + 1, { id: `vec-${i}`, values: data.vectors.subarray(i * dim, (i + 1) * dim), metadata: { bucket: data.bucket[i] } });
 }
 const buildStart = performance.now();
 while (set.hasWork) set.work(performance.now() + 1000);
 console.log(`${count} × ${dim}: graph built in ${((performance.now() - buildStart) / 1000).toFixed(1)} s`);
 
-const qs = Array.from({ length: queries }, () => Float32Array.from({ length: dim }, () => rand() * 2 - 1));
+const qs = Array.from({ length: queries }, (_, q) => data.queries.subarray(q * dim, (q + 1) * dim));
 const p50 = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 console.log('buckets\tmatches\texact p50 ms\tgraph p50 ms\tgraph recall');
