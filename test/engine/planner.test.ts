@@ -55,8 +55,9 @@ describe('choosePlan', () => {
   for (const [name, over, want] of cases) {
     it(`${name} → ${want}`, () => assert.equal(choosePlan({ ...base, ...over }), want));
   }
-  it('the crossover is 2.5·√(ef·N) at the default factor', () => {
+  it('the crossover is factor·√(ef·N)', () => {
     assert.equal(Math.round(crossover), 6325);
+    assert.equal(Math.round(filteredExactCrossover(100, 100_000, 1.5)), 4743);
   });
 });
 
@@ -130,7 +131,8 @@ describe('planner branches on a namespace with a graph, against exact search', (
   });
 
   it('exact branch below the crossover: the planned namespace scans the matches', () => {
-    // 2.5·√(64·2000) ≈ 894 matches: 1 % and the two-field filter fall below, 50 % above.
+    // Default factor 1.5: 1.5·√(64·2000) ≈ 537 matches; 1 % (20) and the two-field
+    // filter (~114) fall below, 50 % (1,000) above.
     const expectations: [object, string][] = [
       [{ pct: 3 }, 'exact'],
       [{ $and: [{ pct: { $gte: 20, $lt: 60 } }, { tags: { $in: ['seven'] } }] }, 'exact'],

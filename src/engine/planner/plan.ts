@@ -2,13 +2,15 @@
 // evaluated on the metadata columns, so the exact match count m is known here: the
 // choice is made on a count, never on a guess.
 //
-// Why these branches (measured at 100k × 384, ef 64, k 10; README "Filtered search"):
+// Why these branches (hnswlib alone at 100k × 384, ef 64, k 10; README "Filtered search"):
 // - an exact scan over m matching records costs ~m dot products;
 // - hnswlib's walk with the filter inside visits ≈ ef ÷ (m/N) nodes before it holds ef
 //   matching ones, so it gets slower as matches thin out (0.1 % matching: 89 ms, slower
 //   than a full scan; 50 %: 0.55 ms) while its recall stays ~1.0.
-// The two costs cross near m ≈ 2.5·√(ef·N) (~6k at N = 100k): below it the scan of the
-// matches is cheaper, above it the walk.
+// The two costs cross near m ≈ c·√(ef·N): below it the scan of the matches is cheaper,
+// above it the walk. c was 2.5 in the first measurement; in Conifer's own VectorSet
+// (bench/filter-crossover.ts) it came out at ~1.4 (100k × 384) to ~2.1 (20k × 128), so
+// the engine uses 1.5 (FILTERED_EXACT_FACTOR in vector-set.ts): ~4,700 at N = 100k, ef 100.
 export type Plan =
   /** Nothing matches the filter: the answer is empty without looking at a vector. */
   | 'empty'
