@@ -2,11 +2,13 @@
 // stable labels for ids (vectors/labels.ts), the vector arena (vectors/arena.ts), exact
 // scoring and top-k (vectors/exact-scan.ts), and — once the namespace is large enough —
 // an HNSW graph (graph/hnsw-graph.ts) with the records not yet in it searched exactly
-// beside it (the tail). Per label it also keeps the record's seq and sparse values, and
-// the metadata as columns (metadata/metadata-columns.ts): filters evaluate there to a
-// bitmap of matching labels, so the planner (planner/plan.ts) knows the exact match
-// count before it chooses how to search. The worker holds no metadata objects:
-// includeMetadata reads the hits' metadata from the record store on the main thread.
+// beside it (the tail). Per label it also keeps the record's seq; sparse values and
+// their inverted index live in sparse/ (sparse-only search, and the sparse half of hybrid
+// candidates); metadata lives in columns (metadata/metadata-columns.ts): filters
+// evaluate there to a bitmap of matching labels, so the planner (planner/plan.ts) knows
+// the exact match count before it chooses how to search. The worker holds no metadata
+// objects: includeMetadata reads the hits' metadata from the record store on the main
+// thread.
 //
 // Invariants
 // - A write is visible to the next search: a new or changed vector is in the tail until
@@ -26,6 +28,8 @@ import type { Metric, SparseValues, StoredRecord } from './model.js';
 import { Bitmap } from './metadata/bitmap.js';
 import { MetadataColumns } from './metadata/metadata-columns.js';
 import { choosePlan, type Plan } from './planner/plan.js';
+import { hybridCandidates } from './sparse/hybrid.js';
+import { prepareSparse, SparseIndex } from './sparse/sparse-index.js';
 import { VectorArena } from './vectors/arena.js';
 import { bestOf, Scorer, type ScoredHit } from './vectors/exact-scan.js';
 import { LabelMap } from './vectors/labels.js';
@@ -40,12 +44,14 @@ export interface SearchQuery {
   ef?: number;
   /** Force an exact scan (tests, diagnosis). */
   exact?: boolean;
+  /** Hybrid candidates per side as a multiple of topK (bench measurement; default sparse/hybrid.ts). */
+  hybridMultiple?: number;
   /** Filled in when given: what the planner chose (tests, diagnosis). */
   trace?: SearchTrace;
 }
 
 export interface SearchTrace {
-  plan?: Plan;
+  plan?: Plan | 'sparse';
   /** Records matching the filter (undefined without one). */
   matches?: number;
   /** The graph answered short and the query was rerun exactly. */
@@ -93,7 +99,8 @@ export class VectorSet {
   private readonly labels = new LabelMap();
   private readonly arena: VectorArena;
   private readonly seqs: number[] = [];
-  private readonly sparse: (SparseValues | undefined)[] = [];
+  /** Sparse values and their inverted index (sparse/). */
+  private readonly sparse = new SparseIndex();
   private readonly columns: MetadataColumns;
   private graph: HnswGraph | undefined;
   private rebuild: HnswGraph | undefined;
@@ -133,7 +140,7 @@ export class VectorSet {
       this.labels.assignAt(record.id, label);
       this.seqs[label] = seq;
       this.arena.set(label, record.values);
-      this.sparse[label] = record.sparse && sortSparse(record.sparse);
+      this.sparse.set(label, record.sparse && sortSparse(record.sparse));
       this.columns.set(label, record.metadata);
       return;
     }
@@ -144,7 +151,7 @@ export class VectorSet {
     }
     this.seqs[label] = seq;
     if (vectorChanged) this.arena.set(label, record.values);
-    this.sparse[label] = record.sparse && sortSparse(record.sparse);
+    this.sparse.set(label, record.sparse && sortSparse(record.sparse));
     this.columns.set(label, record.metadata);
     if (vectorChanged) this.graphs((g) => {
       g.invalidate(label);
@@ -159,7 +166,7 @@ export class VectorSet {
     const label = this.labels.release(id);
     if (label === undefined) return;
     this.graphs((g) => g.invalidate(label));
-    this.sparse[label] = undefined;
+    this.sparse.remove(label);
     this.columns.remove(label);
     if (this.graph && this.labels.size < this.options.graphMinRecords / 2) {
       this.graph = undefined; // native memory is freed with the object
@@ -182,8 +189,8 @@ export class VectorSet {
 
   /**
    * The labels of the records matching `filter`, as a bitmap the caller may keep and
-   * modify (a fresh one per call). This is the match set other search paths (sparse,
-   * hybrid) filter with: `bits.has(label)` is total and cheap.
+   * modify (a fresh one per call). This is the match set every search path filters with:
+   * `bits.has(label)` is total and cheap.
    */
   matching(filter: FilterNode): Bitmap {
     return this.columns.evaluate(filter);
@@ -207,7 +214,7 @@ export class VectorSet {
     if (id === undefined) throw new Error(`engine: label ${slot} is free`);
     const out: StoredRecord = { id };
     if (this.dim > 0) out.values = this.arena.get(slot);
-    const sparse = this.sparse[slot];
+    const sparse = this.sparse.get(slot);
     if (sparse) out.sparse = sparse;
     return out;
   }
@@ -257,11 +264,17 @@ export class VectorSet {
 
   /** Whether background graph work is waiting. */
   get hasWork(): boolean {
-    return this.graph !== undefined && (this.graph.pending > 0 || this.rebuild !== undefined || this.needsRebuild());
+    return this.sparse.hasWork || (this.graph !== undefined && (this.graph.pending > 0 || this.rebuild !== undefined || this.needsRebuild()));
   }
 
-  /** Inserts into the graph(s) until `deadline` (performance.now() ms). */
+  /** Bytes of sparse values and postings (bench, memory figures). */
+  get sparseBytes(): number {
+    return this.sparse.bytes;
+  }
+
+  /** Inserts into the graph(s) and compacts sparse postings until `deadline` (performance.now() ms). */
   work(deadline: number): void {
+    if (this.sparse.hasWork) this.sparse.work(deadline);
     const graph = this.graph;
     if (!graph) return;
     const isLive = (label: number): boolean => this.labels.id(label) !== undefined;
@@ -282,10 +295,19 @@ export class VectorSet {
   }
 
   search(q: SearchQuery): Hit[] {
-    const scorer = new Scorer(this.metric, this.arena, (label) => this.sparse[label], q);
+    const prepared = q.sparse && prepareSparse(q.sparse);
+    const sparseScore = prepared && ((label: number): number => this.sparse.dot(label, prepared));
+    const scorer = new Scorer(this.metric, this.arena, { dense: q.dense, sparseScore });
     const idOf = (label: number): string => this.labels.id(label) ?? '';
     const matches = q.filter ? this.columns.evaluate(q.filter) : undefined;
     const m = matches?.count();
+    if (q.trace) q.trace.matches = m;
+    const allow = matches && ((label: number): boolean => matches.has(label));
+    if (prepared && !q.dense && !q.exact && m !== 0) {
+      // Sparse-only: exact top-k from the inverted index.
+      if (q.trace) q.trace.plan = 'sparse';
+      return this.sparse.search(prepared, q.topK, idOf, allow).map((h) => ({ slot: h.label, id: h.id, score: h.rank }));
+    }
     const ef = q.ef ?? this.options.defaultEf;
     const plan = choosePlan({
       hasGraph: this.graph !== undefined,
@@ -298,19 +320,30 @@ export class VectorSet {
       ef,
       filteredExactFactor: this.options.filteredExactFactor ?? FILTERED_EXACT_FACTOR,
     });
-    if (q.trace) {
-      q.trace.plan = plan;
-      q.trace.matches = m;
-    }
+    if (q.trace) q.trace.plan = plan;
     if (plan === 'empty') return [];
+    if (plan === 'hybrid' && this.graph && q.dense && prepared) {
+      try {
+        const candidates = hybridCandidates(q.topK, q.hybridMultiple, (n) => this.graph?.search(q.dense as Float32Array, n, Math.max(ef, n)) ?? [], (n) =>
+          this.sparse.search(prepared, n, idOf).map((h) => h.label),
+        );
+        this.graph.forEachQueued(
+          (label) => this.labels.id(label) !== undefined,
+          (label) => candidates.add(label),
+        );
+        const hits = bestOf(candidates, q.topK, scorer, idOf);
+        if (hits.length >= Math.min(q.topK, this.labels.size)) return hits.map(toHit);
+      } catch (err) {
+        this.dropBrokenGraph(err);
+      }
+    }
     if (plan === 'graph' && this.graph && q.dense) {
       try {
         const hits = this.graphSearch(this.graph, q.dense, q.topK, ef, scorer, idOf, matches);
         // Never a short answer: the graph may miss records (unreachable nodes after many
         // deletes, or a filter whose matches the walk did not reach); an exact scan over
         // the matches is always complete.
-        const expected = Math.min(q.topK, m ?? this.labels.size);
-        if (hits.length >= expected) return hits.map(toHit);
+        if (hits.length >= Math.min(q.topK, m ?? this.labels.size)) return hits.map(toHit);
         if (q.trace) q.trace.rerunExact = true;
       } catch (err) {
         this.dropBrokenGraph(err);

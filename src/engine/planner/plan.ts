@@ -17,7 +17,12 @@ export type Plan =
   /** Score every (matching) record: always complete. */
   | 'exact'
   /** The HNSW walk (with the match bitmap inside it when filtered) plus the unindexed tail. */
-  | 'graph';
+  | 'graph'
+  /**
+   * Dense + sparse with a graph, unfiltered: the union of the graph's and the postings'
+   * best candidates rescored exactly (sparse/hybrid.ts).
+   */
+  | 'hybrid';
 
 export interface PlanInput {
   hasGraph: boolean;
@@ -40,8 +45,12 @@ export function choosePlan(q: PlanInput): Plan {
   // Nothing can match: no scan, no walk (a walk would visit the whole graph looking).
   if (q.matches === 0) return 'empty';
   // The switch, and every query the graph cannot serve: no graph yet (small namespace,
-  // or one whose graph failed), sparse or hybrid scoring (the graph knows dense only).
-  if (q.exact || !q.hasGraph || !q.dense || q.sparse) return 'exact';
+  // or one whose graph failed), sparse-only scoring (the graph knows dense only; the
+  // caller answers those from the postings before planning).
+  if (q.exact || !q.hasGraph || !q.dense) return 'exact';
+  // Hybrid with a filter scans the matches: two unfiltered candidate lists could hold
+  // too few of them.
+  if (q.sparse) return q.matches === undefined ? 'hybrid' : 'exact';
   if (q.matches === undefined) return 'graph';
   // At most topK matches: every one of them is in the answer anyway (Lucene's rule).
   if (q.matches <= q.topK) return 'exact';
