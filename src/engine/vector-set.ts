@@ -125,6 +125,11 @@ export class VectorSet {
     return this.labels.size;
   }
 
+  /** Bytes the vector arena holds (bench/engine-memory.ts's breakdown). */
+  get vectorBytes(): number {
+    return this.arena.bytes;
+  }
+
   seqOf(id: string): number | undefined {
     const label = this.labels.label(id);
     return label === undefined ? undefined : this.seqs[label];

@@ -208,8 +208,10 @@ export class HnswGraph {
   private ensureCapacity(): void {
     const nodes = native(() => this.index.getCurrentCount());
     if (nodes < this.capacity) return;
-    // Grow ahead of need, doubling, so resizes stay rare (each copies the whole graph).
-    this.capacity *= 2;
+    // Grow ahead of need by half (like the vector arena), so resizes stay rare (each
+    // copies the whole graph) while at most a third of the capacity is unused (doubling:
+    // half), and most of a node is its copy of the vector.
+    this.capacity = Math.ceil(this.capacity * 1.5);
     native(() => this.index.resizeIndex(this.capacity));
   }
 
