@@ -10,6 +10,7 @@
 // writes a graph in one call), which is why snapshots are rare (see maybeSnapshot).
 import { parentPort } from 'node:worker_threads';
 import { EngineIndex } from '../engine-index.js';
+import { pageOfIds } from '../id-order.js';
 import type { Change, IndexShape } from '../model.js';
 import type { EngineCall, EngineMessage, EngineReply, EngineRequest, LogLevel } from '../protocol.js';
 import { writeSnapshot } from '../snapshot/snapshot-files.js';
@@ -132,6 +133,11 @@ function handle(msg: EngineCall): EngineReply | undefined {
       return { type: 'reply', op: 'query', reqId: msg.reqId, result: ready(msg.indexId).query(msg.query) };
     case 'count':
       return { type: 'reply', op: 'count', reqId: msg.reqId, result: ready(msg.indexId).count(msg.filter) };
+    case 'ids': {
+      const ids = ready(msg.indexId).matchingIds(msg.namespace, msg.filter);
+      const result = msg.page ? pageOfIds(ids, msg.page.after, msg.page.limit) : ids;
+      return { type: 'reply', op: 'ids', reqId: msg.reqId, result };
+    }
     case 'flush':
       for (const [indexId, slot] of indexes) if (!slot.loader && slot.changesSinceSnapshot > 0) snapshotIndex(indexId, slot);
       halted = true; // the client terminates this worker next

@@ -82,13 +82,13 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
       });
 
       plane.post('/vectors/update', documentedOnly({ body: doc.updateBody }, { grows: 'an update' }), async (request, reply) => {
-        const result = vectors.update(indexOf(request), request.body);
+        const result = await vectors.update(indexOf(request), request.body);
         reply.header(REQUEST_LSN_HEADER, vectors.lsn(indexOf(request)));
         return result;
       });
 
       plane.post('/vectors/delete', documentedOnly({ body: doc.deleteBody }, { frees: true }), async (request, reply) => {
-        vectors.delete(indexOf(request), request.body ?? {});
+        await vectors.delete(indexOf(request), request.body ?? {});
         reply.header(REQUEST_LSN_HEADER, vectors.lsn(indexOf(request)));
         return {};
       });
@@ -108,7 +108,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
 
       plane.post('/vectors/fetch_by_metadata', documentedOnly({ body: doc.fetchByMetadataBody }), async (request, reply) => {
         const lsn = vectors.lsn(indexOf(request));
-        const { namespace, page } = vectors.fetchByMetadata(
+        const { namespace, page } = await vectors.fetchByMetadata(
           indexOf(request),
           request.body ?? {},
           versionOf(request) === '2026-07',
