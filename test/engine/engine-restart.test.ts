@@ -41,6 +41,15 @@ async function waitReady(server: TestServer): Promise<void> {
   throw new Error('server not ready');
 }
 
+/** Waits for a log line: the worker logs an index's load when it finishes, which may be after /ready. */
+async function waitOutput(server: TestServer, pattern: RegExp): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (pattern.test(server.output())) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.match(server.output(), pattern, server.output().slice(-3000));
+}
+
 /** Polls a query until it answers 200 (503 with Retry-After while the engine loads). */
 async function queryWhenUp(server: TestServer, host: string, body: Record<string, unknown>): Promise<{ id: string; score: number }[]> {
   for (let i = 0; i < 600; i++) {
@@ -164,7 +173,7 @@ describe('engine worker restart and graph recovery (black box)', () => {
     server = await startServer({ dataDir: dir });
     entry.server = server;
     await waitReady(server);
-    assert.match(server.output(), /"fromSnapshot":"yes"/, server.output().slice(-3000));
+    await waitOutput(server, /"fromSnapshot":"yes"/);
     assert.ok((await recall(server, await hostOf(server, 'snap'), vectors, 13)) >= 0.9);
     await server.kill();
 
@@ -176,8 +185,8 @@ describe('engine worker restart and graph recovery (black box)', () => {
     server = await startServer({ dataDir: dir });
     entry.server = server;
     await waitReady(server);
-    assert.match(server.output(), /graph snapshot unusable; rebuilding the graphs from the record store/);
-    assert.match(server.output(), /"fromSnapshot":"no"/);
+    await waitOutput(server, /graph snapshot unusable; rebuilding the graphs from the record store/);
+    await waitOutput(server, /"fromSnapshot":"no"/);
     const host3 = await hostOf(server, 'snap');
     const all = await queryWhenUp(server, host3, { vector: Array(DIM).fill(0), topK: 10_000 });
     assert.equal(all.length, N);
