@@ -51,7 +51,13 @@ function get(url: string): Promise<number> {
   });
 }
 
-export async function startServer(dataDir: string, apiKey: string, timeoutMs = 120_000): Promise<ServerProcess> {
+/** `env`: more environment for the server (CONIFER_IMPORT_ROOT for the import phase). */
+export async function startServer(
+  dataDir: string,
+  apiKey: string,
+  timeoutMs = 120_000,
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
   installExitHandlers();
   const t0 = performance.now();
   const proc = spawn(process.execPath, [CLI, 'start'], {
@@ -62,6 +68,7 @@ export async function startServer(dataDir: string, apiKey: string, timeoutMs = 1
       CONIFER_DATA_DIR: dataDir,
       CONIFER_API_KEY: apiKey,
       CONIFER_LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
