@@ -261,6 +261,40 @@ describe('bulk import', () => {
     assert.deepEqual(Object.keys(fetched.body.vectors).sort(), ['r6', 'r8']);
   });
 
+  it('decoded float32 values get the upsert rules: NaN, all zeros under cosine, a missing vector', async () => {
+    const host = await createIndex();
+    const rows = records(10, 11);
+    rows[3] = { ...rows[3], values: [0.5, Number.NaN, 0.1, 0.2] };
+    rows[5] = { ...rows[5], values: [0, 0, 0, 0] };
+    rows[8] = { ...rows[8], values: null };
+    const dir = join(root, 'float-rules');
+    await writeImportFile(join(dir, '__default__', 'p.parquet'), rows);
+
+    const aborted = await waitFinished(host, (await startImport(host, { uri: dir, errorMode: { onError: 'abort' } })).body.id);
+    assert.equal(aborted.status, 'Failed');
+    assert.match(aborted.error, /p\.parquet, row 3: record\.values\[1\] must be a number that is finite as float32, got NaN/);
+
+    const res = await startImport(host, { uri: dir, errorMode: { onError: 'continue' } }, '2026-07');
+    const done = await waitFinished(host, res.body.id, '2026-07');
+    assert.equal(done.status, 'Completed');
+    assert.deepEqual(done.validationResult, { importSuccesses: 7, importErrors: 3 });
+    const fetched = await api(server, 'GET', `${host}/vectors/fetch?ids=r3&ids=r4&ids=r5&ids=r8&ids=r9`);
+    assert.deepEqual(Object.keys(fetched.body.vectors).sort(), ['r4', 'r9']);
+    assert.deepEqual(f32(fetched.body.vectors.r9.values), f32(rows[9].values!));
+
+    // The other two rules, one file each, under abort: the messages an upsert gives.
+    for (const [name, row, message] of [
+      ['zeros', rows[5], /row 0: record\.values contains only zeros, which has no direction under the cosine metric/],
+      ['missing', rows[8], /row 0: record\.values is required: index imp-\d+ is dense with dimension 4/],
+    ] as const) {
+      await writeImportFile(join(root, `float-rules-${name}`, '__default__', 'p.parquet'), [row]);
+      const r = await startImport(host, { uri: join(root, `float-rules-${name}`), errorMode: { onError: 'abort' } });
+      const failed = await waitFinished(host, r.body.id);
+      assert.equal(failed.status, 'Failed', name);
+      assert.match(failed.error, message);
+    }
+  });
+
   it('duplicate ids: the later row wins, as with upsert', async () => {
     const host = await createIndex();
     const rows = records(12, 10);
