@@ -406,3 +406,52 @@ describe('bulk import across a restart', () => {
     }
   });
 });
+
+describe('bulk import on a full disk', () => {
+  it('a resumed import fails at its next batch saying the disk is full; committed batches stay; a new one is a 507', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'conifer-import-root-'));
+    let server = await startServer({ env: { CONIFER_IMPORT_ROOT: root } });
+    const dataDir = server.dataDir;
+    try {
+      const total = 120_000;
+      for (let f = 0; f < 3; f++) await writeImportFile(join(root, 'big', 'ns', `p${f}.parquet`), records(total / 3, 60 + f, `f${f}-`), 8000);
+      const created = await api(server, 'POST', '/indexes', { body: serverlessBody('full', { dimension: DIM }) });
+      const res = await api(server, 'POST', `${created.body.host}/bulk/imports`, { body: { uri: join(root, 'big') } });
+      assert.equal(res.status, 200, res.text);
+      const running = await pollUntil(
+        () => api(server, 'GET', `${created.body.host}/bulk/imports/${res.body.id}`),
+        (r) => r.body.recordsImported > 0,
+        60_000,
+      );
+      assert.equal(running.body.status, 'InProgress', running.text);
+      await server.kill();
+
+      // No volume has 4 PiB free: below the threshold, as on a full disk.
+      server = await startServer({
+        dataDir,
+        env: { CONIFER_IMPORT_ROOT: root, CONIFER_MIN_FREE_BYTES: String(2 ** 52), CONIFER_DISK_RESERVE_BYTES: '0' },
+      });
+      const host = (await api(server, 'GET', '/indexes/full')).body.host as string;
+      const done = await pollUntil(
+        () => api(server, 'GET', `${host}/bulk/imports/${res.body.id}`),
+        (r) => r.status === 200 && ['Completed', 'Failed', 'Cancelled'].includes(r.body.status),
+        60_000,
+      );
+      assert.equal(done.body.status, 'Failed', done.text);
+      assert.match(done.body.error, /^the disk is full: a bulk import batch refused/);
+      const kept = done.body.recordsImported as number;
+      assert.ok(kept > 0 && kept < total, `committed batches stay: ${kept}`);
+      assert.match(done.body.error, new RegExp(`\\(${kept} records were imported before the failure and remain in the index\\)`));
+      const stats = await api(server, 'POST', `${host}/describe_index_stats`, { body: {} });
+      assert.equal(stats.body.namespaces.ns.recordCount, kept);
+
+      const again = await api(server, 'POST', `${host}/bulk/imports`, { body: { uri: join(root, 'big') } });
+      assert.equal(again.status, 507, again.text);
+      assert.equal(again.body.error.code, 'INSUFFICIENT_STORAGE');
+      assert.match(again.body.error.message, /disk is full: starting a bulk import refused/);
+    } finally {
+      await stopAndClean(server, dataDir);
+      removeDir(root);
+    }
+  });
+});
