@@ -12,7 +12,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ParquetRow } from 'hyparquet';
 import type { IndexRow } from '../catalog/indexes.js';
 import type { OnError } from '../catalog/imports.js';
-import type { StoredRecord } from '../engine/record-store.js';
+import type { StoredRecord } from '../engine/model.js';
 import { ApiError } from '../errors.js';
 import { importRecord } from './import-record.js';
 import type { SourceFile } from './import-source.js';

@@ -3,7 +3,7 @@
 // normalised first: INT64 sparse indices arrive as bigint, an absent or empty
 // sparse_values struct means "no sparse values", metadata is a JSON string.
 import type { IndexRow } from '../catalog/indexes.js';
-import type { StoredRecord } from '../engine/record-store.js';
+import type { StoredRecord } from '../engine/model.js';
 import { invalid } from '../errors.js';
 import { upsertVector } from './vector-input.js';
 

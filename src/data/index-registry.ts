@@ -9,7 +9,7 @@ import { indexDir } from '../catalog/paths.js';
 import type { IndexStorage, LoadState } from '../control/index-service.js';
 import type { EngineClient } from '../engine/engine-client.js';
 import type { IndexShape } from '../engine/model.js';
-import { RecordStore } from '../engine/record-store.js';
+import { RecordStore } from '../engine/store/record-store.js';
 import { isStorageFull, unavailable } from '../errors.js';
 import { isCopyActive } from './snapshot-copy.js';
 

@@ -12,7 +12,7 @@ import { mkdirSync, readdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import type { SchemaElement } from 'hyparquet';
 import { ParquetWriter, fileWriter } from 'hyparquet-writer';
-import type { StoredRecord } from '../engine/record-store.js';
+import type { StoredRecord } from '../engine/model.js';
 import { RecordSnapshot } from '../engine/record-snapshot.js';
 import { DEFAULT_NAMESPACE_ALIAS } from './vector-input.js';
 

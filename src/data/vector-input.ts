@@ -1,7 +1,7 @@
 // Validation of data-plane input (DESIGN.md decisions 4, 8, 11): every bad value is a
 // 400 naming the field and what is allowed; nothing is coerced. Values are converted to
 // their stored form (Float32Array, sorted-free sparse arrays) in the same pass.
-import type { Metadata, MetadataValue, SparseValues, StoredRecord } from '../engine/record-store.js';
+import type { Metadata, MetadataValue, SparseValues, StoredRecord } from '../engine/model.js';
 import { isFinite32 } from '../engine/float32.js';
 import { invalid, show } from '../errors.js';
 import {

@@ -6,7 +6,7 @@ import { isPodSpec, type IndexRow } from '../catalog/indexes.js';
 import { compileFilter, FilterError, isEmptyFilter, parseFilterNode, type FilterNode, type Predicate } from '../engine/filter.js';
 import type { StoredRecord } from '../engine/model.js';
 import type { EngineMatch } from '../engine/protocol.js';
-import type { RecordStore } from '../engine/record-store.js';
+import type { RecordStore } from '../engine/store/record-store.js';
 import { conflict, invalid, notFound, show } from '../errors.js';
 import {
   DELETE_MAX_IDS,

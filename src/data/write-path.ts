@@ -6,7 +6,7 @@
 import type { IndexRow } from '../catalog/indexes.js';
 import type { Predicate } from '../engine/filter.js';
 import type { Change, Metadata, StoredRecord } from '../engine/model.js';
-import type { RecordPatch, RecordStore } from '../engine/record-store.js';
+import type { RecordPatch, RecordStore } from '../engine/store/record-store.js';
 import type { IndexRegistry } from './index-registry.js';
 
 export class WritePath {

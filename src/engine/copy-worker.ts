@@ -5,7 +5,8 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { RECORD_STORE_FILE, RecordStore, type StoredRecord } from './record-store.js';
+import type { StoredRecord } from './model.js';
+import { RECORD_STORE_FILE, RecordStore } from './store/record-store.js';
 import { RecordSnapshot } from './record-snapshot.js';
 
 export interface CopyJob {

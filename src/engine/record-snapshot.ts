@@ -4,9 +4,9 @@
 // it was opened, however long the copy takes.
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { RECORD_STORE_FILE } from './record-store.js';
+import { RECORD_STORE_FILE } from './store/record-store.js';
 import type { StoredRecord } from './model.js';
-import { decodeFloat32, decodeMetadata, decodeUint32 } from './record-codec.js';
+import { decodeFloat32, decodeMetadata, decodeUint32 } from './store/record-codec.js';
 
 const CHUNK_ROWS = 1000;
 

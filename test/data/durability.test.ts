@@ -9,7 +9,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startServer, api, removeDir, type TestServer } from '../helpers/server.js';
-import { RecordStore, RECORD_STORE_FILE } from '../../src/engine/record-store.js';
+import { RecordStore, RECORD_STORE_FILE } from '../../src/engine/store/record-store.js';
 import { openCatalogDb } from '../../src/catalog/database.js';
 import { prng } from '../helpers/prng.js';
 

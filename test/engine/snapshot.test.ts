@@ -10,7 +10,7 @@ import path from 'node:path';
 import { EngineIndex } from '../../src/engine/engine-index.js';
 import type { IndexShape, StoredRecord } from '../../src/engine/model.js';
 import type { EngineMatch } from '../../src/engine/protocol.js';
-import { RecordStore } from '../../src/engine/record-store.js';
+import { RecordStore } from '../../src/engine/store/record-store.js';
 import { readSnapshot, snapshotDir, SnapshotUnusable, writeSnapshot } from '../../src/engine/snapshot/snapshot-files.js';
 import type { GraphOptions } from '../../src/engine/vector-set.js';
 import { beginRecovery, type Recovery } from '../../src/engine/worker/recovery.js';

@@ -8,7 +8,7 @@
 // load; they are seq-idempotent, so the ones already in the cut are skipped.
 import type { EngineIndex } from '../engine-index.js';
 import type { StoredRecord } from '../model.js';
-import { RecordStore } from '../record-store.js';
+import { RecordStore } from '../store/record-store.js';
 
 export class IndexLoader {
   private readonly store: RecordStore;

@@ -1,6 +1,6 @@
 // Records and namespaces on the data-plane wire (camelCase). Dense values print in the
 // shortest form that reads back as the same float32 (decision 8): 0.1 comes back as 0.1.
-import type { StoredRecord } from '../../engine/record-store.js';
+import type { StoredRecord } from '../../engine/model.js';
 import { float32ArrayToJson } from '../../engine/float32.js';
 import { namesDefaultNamespace, type ApiVersion } from '../api-version.js';
 

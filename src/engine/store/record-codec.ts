@@ -1,6 +1,6 @@
 // How a record's fields are laid out in the record store's SQLite columns.
 //
-// File format (stable; changing it needs a schema migration in record-store.ts):
+// File format (stable; changing it needs a schema migration in schema.ts):
 //   dense           BLOB  float32 little-endian, 4 bytes per value
 //   sparse_indices  BLOB  uint32 little-endian, 4 bytes per index
 //   sparse_values   BLOB  float32 little-endian, 4 bytes per value (same count as indices)
@@ -8,7 +8,7 @@
 // Every platform Node 20 ships for is little-endian; a big-endian host still reads and
 // writes the same bytes through the slow path below.
 
-import type { Metadata } from './model.js';
+import type { Metadata } from '../model.js';
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 

@@ -4,14 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import {
-  RECORD_STORE_FILE,
-  RecordStore,
-  type Change,
-  type Metadata,
-  type StoredRecord,
-} from '../../src/engine/record-store.js';
-import { prefixUpperBound } from '../../src/engine/record-codec.js';
+import type { Change, Metadata, StoredRecord } from '../../../src/engine/model.js';
+import { RECORD_STORE_FILE, RecordStore } from '../../../src/engine/store/record-store.js';
+import { prefixUpperBound } from '../../../src/engine/store/record-codec.js';
 
 // ---- helpers -----------------------------------------------------------------------
 

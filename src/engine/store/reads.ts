@@ -1,0 +1,114 @@
+// Reads of the record store: records by id, id listings, scans and namespace counts.
+// Reads never write and take no seq; they see the last committed state (or the cut of
+// an open read transaction, see change-log.ts).
+
+import type { Predicate } from '../filter.js';
+import type { StoredRecord } from '../model.js';
+import { decodeMetadata, prefixUpperBound } from './record-codec.js';
+import { ABOVE_EVERY_ID, CHUNK_ROWS, type Statements, toRecord } from './statements.js';
+
+export interface ListOptions {
+  /** Only ids starting with this string (a key range, never LIKE). */
+  prefix?: string;
+  /** Only ids after this one (the last id of the previous page). */
+  after?: string;
+  limit: number;
+}
+
+export class RecordReader {
+  constructor(private readonly st: Statements) {}
+
+  get(ns: string, id: string): StoredRecord | null {
+    const namespace = this.st.namespace.get(ns);
+    if (namespace === undefined) return null;
+    const row = this.st.get.get(namespace.nsid, id);
+    return row === undefined ? null : toRecord(row);
+  }
+
+  /** The records with these ids, in the order asked, each once; missing ids are absent. */
+  fetch(ns: string, ids: readonly string[]): StoredRecord[] {
+    const namespace = this.st.namespace.get(ns);
+    if (namespace === undefined) return [];
+    const out: StoredRecord[] = [];
+    for (const id of new Set(ids)) {
+      const row = this.st.get.get(namespace.nsid, id);
+      if (row !== undefined) out.push(toRecord(row));
+    }
+    return out;
+  }
+
+  /** Ids in byte order after `after`, starting with `prefix`; `more` when another page exists. */
+  list(ns: string, options: ListOptions): { ids: string[]; more: boolean } {
+    const namespace = this.st.namespace.get(ns);
+    if (namespace === undefined || options.limit <= 0) return { ids: [], more: false };
+    const prefix = options.prefix ?? '';
+    const upper = prefixUpperBound(prefix) ?? ABOVE_EVERY_ID;
+    const limit = options.limit;
+    // The lower bound is the larger of "after the page token" and "at the prefix".
+    const rows =
+      options.after !== undefined && options.after >= prefix
+        ? this.st.listAfter.all(namespace.nsid, options.after, upper, limit + 1)
+        : this.st.listFrom.all(namespace.nsid, prefix, upper, limit + 1);
+    const more = rows.length > limit;
+    return { ids: rows.slice(0, limit).map((row) => row.id), more };
+  }
+
+  /** Live records in id order after `after`, at most `limit` (for filtered paging). */
+  scan(ns: string, after: string | undefined, limit: number): StoredRecord[] {
+    const namespace = this.st.namespace.get(ns);
+    if (namespace === undefined || limit <= 0) return [];
+    return this.st.scan.all(namespace.nsid, after ?? '', limit).map(toRecord);
+  }
+
+  /** Whether the namespace exists: it holds records or was created explicitly. */
+  hasNamespace(ns: string): boolean {
+    const row = this.st.namespace.get(ns);
+    return row !== undefined && (row.count > 0 || row.explicit === 1);
+  }
+
+  /** Existing namespaces (non-empty or explicitly created) in byte order of name. */
+  namespaces(): { name: string; count: number }[] {
+    return this.st.liveNamespaces.all().map(({ name, count }) => ({ name, count }));
+  }
+
+  count(ns: string): number {
+    return this.st.namespace.get(ns)?.count ?? 0;
+  }
+
+  totalCount(): number {
+    return this.st.totalCount.get()?.total ?? 0;
+  }
+
+  /** Every live record of every live namespace, by namespace then id, with its seq. */
+  *allRecords(): Iterable<{ ns: string; seq: number; record: StoredRecord }> {
+    for (const { name, nsid } of this.st.liveNamespaces.all()) {
+      let after = '';
+      for (;;) {
+        const rows = this.st.scan.all(nsid, after, CHUNK_ROWS);
+        for (const row of rows) yield { ns: name, seq: row.seq, record: toRecord(row) };
+        if (rows.length < CHUNK_ROWS) break;
+        after = rows[rows.length - 1].id;
+      }
+    }
+  }
+}
+
+/**
+ * Calls `onMatch(id)` for each record of namespace `nsid` whose metadata matches, in id
+ * order. Safe while the callback deletes the id it was given: the keyset scan resumes
+ * after the last id it read.
+ */
+export function forEachMatch(
+  st: Statements,
+  nsid: number,
+  predicate: Predicate,
+  onMatch: (id: string) => void,
+): void {
+  let after = '';
+  for (;;) {
+    const rows = st.scanMetadata.all(nsid, after, CHUNK_ROWS);
+    for (const row of rows) if (predicate(decodeMetadata(row.metadata))) onMatch(row.id);
+    if (rows.length < CHUNK_ROWS) return;
+    after = rows[rows.length - 1].id;
+  }
+}

@@ -1,0 +1,115 @@
+// The record store's file: its schema, its pragmas, and opening or creating it.
+//
+// File: <index dir>/records.db, SQLite in WAL mode. PRAGMA user_version holds the schema
+// version; a file without one but with tables is refused (it is not ours), a newer
+// version is refused (this build cannot read it). Later versions add their migrations
+// in configure(), each in one transaction.
+
+import Database from 'better-sqlite3';
+
+export const RECORD_STORE_FILE = 'records.db';
+
+export interface StorePragmas {
+  journalMode: string;
+  synchronous: number;
+  pageSize: number;
+  autoVacuum: number;
+}
+
+const SCHEMA_VERSION = 1;
+
+// 8 KiB pages: a 384–1536-dim float32 vector (1.5–6 KiB) plus its metadata fits one page
+// instead of spilling into overflow chains as with SQLite's 4 KiB default, while small
+// rows (tombstones, counters, index entries) waste little. Fixed at creation: a page size
+// cannot change once a WAL database holds tables.
+const PAGE_SIZE = 8192;
+
+// Column order matters: SQLite reads a column by walking the row from its start, so the
+// small columns (seq, metadata) come before the sparse and dense blobs, which may spill
+// into overflow pages. A list or metadata scan then never reads vector bytes.
+// The CHECK on id is the last guard of DESIGN.md decision 8 (1–512 ASCII characters, no
+// NUL): length(text) stops at the first NUL and counts characters, length(blob) counts
+// bytes, so they are equal only for NUL-free ASCII.
+const SCHEMA_V1 = `
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO meta (key, value) VALUES ('last_seq', 0), ('next_nsid', 1), ('compacted_seq', 0);
+
+-- explicit = 1: created by POST /namespaces, so it exists even while empty; other
+-- namespaces exist while they hold records (DESIGN.md decision 5).
+CREATE TABLE namespaces (
+  name     TEXT PRIMARY KEY,
+  nsid     INTEGER NOT NULL UNIQUE,
+  count    INTEGER NOT NULL CHECK (count >= 0),
+  explicit INTEGER NOT NULL DEFAULT 0 CHECK (explicit IN (0, 1))
+) WITHOUT ROWID;
+
+CREATE TABLE dropped_namespaces (
+  nsid   INTEGER PRIMARY KEY,
+  name   TEXT NOT NULL,
+  seq    INTEGER NOT NULL UNIQUE,
+  purged INTEGER NOT NULL DEFAULT 0 CHECK (purged IN (0, 1))
+);
+
+CREATE TABLE records (
+  nsid           INTEGER NOT NULL,
+  id             TEXT NOT NULL CHECK (
+                   length(CAST(id AS BLOB)) BETWEEN 1 AND 512
+                   AND length(id) = length(CAST(id AS BLOB))),
+  seq            INTEGER NOT NULL UNIQUE,
+  metadata       TEXT,
+  sparse_indices BLOB,
+  sparse_values  BLOB,
+  dense          BLOB,
+  PRIMARY KEY (nsid, id)
+);
+
+CREATE TABLE tombstones (
+  nsid INTEGER NOT NULL,
+  id   TEXT NOT NULL,
+  seq  INTEGER NOT NULL UNIQUE,
+  PRIMARY KEY (nsid, id)
+) WITHOUT ROWID;
+`;
+
+/**
+ * Sets the file-level pragmas and creates or checks the schema. Returns true when the
+ * database was created. page_size and auto_vacuum only take effect before the first
+ * table, so they are set on a new file only; journal_mode=WAL (persistent) and
+ * synchronous=FULL (per connection: every commit fsyncs the WAL, DESIGN.md decision 9)
+ * are set on every open.
+ */
+export function configure(db: Database.Database): boolean {
+  const version = Number(db.pragma('user_version', { simple: true }));
+  const fresh = version === 0;
+  if (fresh) {
+    const objects = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM sqlite_schema').get()?.n ?? 0;
+    if (objects > 0) throw new Error(`${db.name} is not a Conifer record store (it has tables but no schema version)`);
+    db.pragma(`page_size = ${PAGE_SIZE}`);
+    db.pragma('auto_vacuum = INCREMENTAL');
+  } else if (version > SCHEMA_VERSION) {
+    throw new Error(`${db.name} has schema version ${version}; this build reads up to ${SCHEMA_VERSION}`);
+  }
+  const mode = String(db.pragma('journal_mode = WAL', { simple: true }));
+  if (mode !== 'wal') throw new Error(`${db.name}: journal_mode=WAL refused (got ${mode})`);
+  db.pragma('synchronous = FULL');
+  if (fresh) {
+    db.transaction(() => {
+      db.exec(SCHEMA_V1);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    })();
+  }
+  // Later schema versions add their migrations here, each in one transaction.
+  return fresh;
+}
+
+export function readPragmas(db: Database.Database): StorePragmas {
+  return {
+    journalMode: String(db.pragma('journal_mode', { simple: true })),
+    synchronous: Number(db.pragma('synchronous', { simple: true })),
+    pageSize: Number(db.pragma('page_size', { simple: true })),
+    autoVacuum: Number(db.pragma('auto_vacuum', { simple: true })),
+  };
+}

@@ -1,0 +1,233 @@
+// Writes of the record store: every mutating operation, each in ONE immediate
+// transaction, so a batch is stored whole or not at all. Each returns the changes it
+// committed, in commit order, for the write path to hand to the engine.
+//
+// Invariants kept here (see record-store.ts for the whole list)
+// - Every change gets the next per-index seq; meta.last_seq is written in the same
+//   transaction, so a seq is never reused.
+// - (nsid, id) is in at most one of records and tombstones.
+// - namespaces.count is the number of live records, kept in the write transaction.
+
+import type Database from 'better-sqlite3';
+import type { Predicate } from '../filter.js';
+import type { Change, Metadata, SparseValues, StoredRecord } from '../model.js';
+import { forEachMatch } from './reads.js';
+import { normalized, readMeta, type Statements, toParams, toRecord } from './statements.js';
+
+/** `values` and `sparse` replace the stored ones; `setMetadata` adds or overwrites keys. */
+export interface RecordPatch {
+  values?: Float32Array;
+  sparse?: SparseValues;
+  setMetadata?: Metadata;
+}
+
+export class RecordWriter {
+  // Caches of meta.last_seq and meta.next_nsid. Only a transaction changes them; it
+  // writes them back before committing and restores the cache if it rolls back.
+  private lastSeq: number;
+  private nextNsid: number;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly st: Statements,
+  ) {
+    this.lastSeq = readMeta(st, 'last_seq');
+    this.nextNsid = readMeta(st, 'next_nsid');
+  }
+
+  /** The seq of the last committed change (0 for a new store). */
+  lastCommittedSeq(): number {
+    return this.lastSeq;
+  }
+
+  /** Stores each record whole, replacing any record with its id. One change per record. */
+  upsert(ns: string, records: readonly StoredRecord[]): Change[] {
+    if (records.length === 0) return [];
+    return this.transaction(() => {
+      const nsid = this.namespaceForWrite(ns);
+      let added = 0;
+      const changes: Change[] = [];
+      for (const input of records) {
+        const record = normalized(input);
+        const seq = this.nextSeq();
+        if (this.st.exists.get(nsid, record.id) === undefined) {
+          added++;
+          this.st.deleteTombstone.run(nsid, record.id); // a re-created id supersedes its tombstone
+        }
+        this.st.upsert.run(toParams(nsid, record, seq));
+        changes.push({ kind: 'upsert', ns, seq, record });
+      }
+      if (added > 0) this.st.addToCount.run(added, nsid);
+      return changes;
+    });
+  }
+
+  /** Patches one record. Null when the id is unknown: nothing is stored, no seq is used. */
+  update(ns: string, id: string, patch: RecordPatch): Change | null {
+    return this.transaction(() => {
+      const namespace = this.st.namespace.get(ns);
+      if (namespace === undefined) return null;
+      const row = this.st.get.get(namespace.nsid, id);
+      if (row === undefined) return null;
+      const current = toRecord(row);
+      const record = normalized({
+        id,
+        values: patch.values ?? current.values,
+        sparse: patch.sparse ?? current.sparse,
+        metadata: mergeMetadata(current.metadata, patch.setMetadata),
+      });
+      return this.rewrite(ns, namespace.nsid, record);
+    });
+  }
+
+  /**
+   * Merges `setMetadata` into every record of the namespace whose metadata matches.
+   * A dry run only counts; otherwise each match is one change.
+   */
+  updateMetadataWhere(
+    ns: string,
+    predicate: Predicate,
+    setMetadata: Metadata,
+    dryRun: boolean,
+  ): { matched: number; changes: Change[] } {
+    const namespace = this.st.namespace.get(ns);
+    if (namespace === undefined) return { matched: 0, changes: [] };
+    if (dryRun) {
+      let matched = 0;
+      forEachMatch(this.st, namespace.nsid, predicate, () => matched++);
+      return { matched, changes: [] };
+    }
+    const changes = this.transaction(() => {
+      const out: Change[] = [];
+      forEachMatch(this.st, namespace.nsid, predicate, (id) => {
+        const row = this.st.get.get(namespace.nsid, id);
+        if (row === undefined) throw new Error(`record ${id} vanished during its own transaction`);
+        const current = toRecord(row);
+        out.push(this.rewrite(ns, namespace.nsid, { ...current, metadata: mergeMetadata(current.metadata, setMetadata) }));
+      });
+      return out;
+    });
+    return { matched: changes.length, changes };
+  }
+
+  /** Deletes the given ids, leaving tombstones. Unknown ids are skipped (no tombstone, no seq). */
+  deleteIds(ns: string, ids: readonly string[]): Change[] {
+    const namespace = this.st.namespace.get(ns);
+    if (namespace === undefined || ids.length === 0) return [];
+    return this.transaction(() => {
+      const changes: Change[] = [];
+      for (const id of ids) {
+        const change = this.deleteOne(ns, namespace.nsid, id);
+        if (change !== null) changes.push(change);
+      }
+      if (changes.length > 0) this.st.addToCount.run(-changes.length, namespace.nsid);
+      return changes;
+    });
+  }
+
+  /** Deletes every record of the namespace whose metadata matches. */
+  deleteWhere(ns: string, predicate: Predicate): Change[] {
+    const namespace = this.st.namespace.get(ns);
+    if (namespace === undefined) return [];
+    return this.transaction(() => {
+      const changes: Change[] = [];
+      // Safe while scanning: the keyset scan resumes after the last id it read, and only
+      // ids at or before it are deleted.
+      forEachMatch(this.st, namespace.nsid, predicate, (id) => {
+        const change = this.deleteOne(ns, namespace.nsid, id);
+        if (change !== null) changes.push(change);
+      });
+      if (changes.length > 0) this.st.addToCount.run(-changes.length, namespace.nsid);
+      return changes;
+    });
+  }
+
+  /**
+   * Hides the whole namespace at once: reads, counts and listings stop seeing it and a
+   * later upsert under the name starts a fresh, empty namespace. Its rows are freed later
+   * by purgeStep. Null when the namespace has no records (decision 5: it does not exist).
+   */
+  dropNamespace(ns: string): Change | null {
+    return this.transaction(() => {
+      const namespace = this.st.namespace.get(ns);
+      if (namespace === undefined || (namespace.count === 0 && namespace.explicit === 0)) return null;
+      const seq = this.nextSeq();
+      this.st.deleteNamespace.run(namespace.nsid);
+      this.st.insertDropped.run(namespace.nsid, ns, seq);
+      return { kind: 'drop-namespace', ns, seq } satisfies Change;
+    });
+  }
+
+  /**
+   * Creates an empty namespace that exists until dropped, even while empty (POST
+   * /namespaces). False when the namespace already exists. Uses no seq: the search
+   * engine has nothing to apply for an empty namespace.
+   */
+  createNamespace(ns: string): boolean {
+    return this.transaction(() => {
+      const existing = this.st.namespace.get(ns);
+      if (existing === undefined) {
+        const nsid = this.nextNsid;
+        this.nextNsid += 1;
+        this.st.insertNamespace.run(ns, nsid, 1);
+        return true;
+      }
+      if (existing.count > 0 || existing.explicit === 1) return false;
+      this.st.markExplicit.run(existing.nsid);
+      return true;
+    });
+  }
+
+  private transaction<T>(work: () => T): T {
+    const { lastSeq, nextNsid } = this;
+    try {
+      return this.db
+        .transaction(() => {
+          const result = work();
+          if (this.lastSeq !== lastSeq) this.st.setMeta.run(this.lastSeq, 'last_seq');
+          if (this.nextNsid !== nextNsid) this.st.setMeta.run(this.nextNsid, 'next_nsid');
+          return result;
+        })
+        .immediate();
+    } catch (err) {
+      this.lastSeq = lastSeq;
+      this.nextNsid = nextNsid;
+      throw err;
+    }
+  }
+
+  private nextSeq(): number {
+    this.lastSeq += 1;
+    return this.lastSeq;
+  }
+
+  /** The live nsid of `ns`, creating the namespace (count 0) when absent. */
+  private namespaceForWrite(ns: string): number {
+    const existing = this.st.namespace.get(ns);
+    if (existing !== undefined) return existing.nsid;
+    const nsid = this.nextNsid;
+    this.nextNsid += 1;
+    this.st.insertNamespace.run(ns, nsid, 0);
+    return nsid;
+  }
+
+  /** Stores `record` (which exists) under a new seq. */
+  private rewrite(ns: string, nsid: number, record: StoredRecord): Change {
+    const seq = this.nextSeq();
+    this.st.upsert.run(toParams(nsid, record, seq));
+    return { kind: 'upsert', ns, seq, record };
+  }
+
+  /** Deletes one live record and leaves its tombstone; the caller adjusts the count. */
+  private deleteOne(ns: string, nsid: number, id: string): Change | null {
+    if (this.st.deleteRecord.run(nsid, id).changes === 0) return null;
+    const seq = this.nextSeq();
+    this.st.insertTombstone.run(nsid, id, seq);
+    return { kind: 'delete', ns, seq, id };
+  }
+}
+
+function mergeMetadata(current: Metadata | undefined, set: Metadata | undefined): Metadata | undefined {
+  if (set === undefined) return current;
+  return { ...current, ...set };
+}
