@@ -125,6 +125,11 @@ export async function runImportPhase(options: {
       if (d.status === 'Completed') {
         if (d.recordsImported !== data.n) throw new Error(`the bench import completed with ${d.recordsImported} of ${data.n} records`);
         completedAt = performance.now();
+        const seconds = (completedAt - t0) / 1000;
+        options.log?.(
+          `import Completed: ${data.n} records in ${seconds.toFixed(1)} s (${Math.round(data.n / seconds)} records/s), ` +
+            `peak RSS so far ${(peakRssBytes / 2 ** 20).toFixed(0)} MiB; waiting until every record is in a graph`,
+        );
         break;
       }
       await new Promise((r) => setTimeout(r, 50));
@@ -143,6 +148,10 @@ export async function runImportPhase(options: {
           searchableAt = performance.now();
           break;
         }
+      }
+      if (options.log && performance.now() > nextLog) {
+        nextLog += 10_000;
+        options.log(`indexing: ${await unindexedOf(client, url, index)} records not yet in a graph after ${((performance.now() - t0) / 1000).toFixed(0)} s`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -149,7 +149,8 @@ export function decodeFloatLists(chunkBytes: Uint8Array, meta: ColumnChunk['meta
         else if (d > maxDef || rep[i] !== 0) throw new Unsupported('unexpected levels');
       }
     }
-    if (rep.indexOf(2) !== -1 || def.indexOf(maxDef + 1) !== -1) throw new Unsupported('levels out of range');
+    // Repetition levels are 1 bit wide; a definition level above maxDef (possible in 2 bits) is corrupt.
+    if (def.indexOf(maxDef + 1) !== -1) throw new Unsupported('definition level out of range');
     if (encoding === ENCODING_PLAIN) {
       copyFloats(page, at, stored, out.values, filled);
     } else if (encoding === ENCODING_PLAIN_DICTIONARY || encoding === ENCODING_RLE_DICTIONARY) {
