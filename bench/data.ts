@@ -26,7 +26,7 @@ export interface SizeSpec {
 export const SIZES: Record<SizeName, SizeSpec> = {
   tiny: { name: 'tiny', n: 2_000, dim: 64, queries: 200, clusters: 20, sparseN: 1_000, sparseQueries: 100, phaseSeconds: 10 },
   small: { name: 'small', n: 20_000, dim: 128, queries: 1_000, clusters: 100, sparseN: 10_000, sparseQueries: 200, phaseSeconds: 15 },
-  medium: { name: 'medium', n: 100_000, dim: 384, queries: 1_000, clusters: 300, sparseN: 20_000, sparseQueries: 200, phaseSeconds: 40 },
+  medium: { name: 'medium', n: 100_000, dim: 384, queries: 1_000, clusters: 300, sparseN: 100_000, sparseQueries: 200, phaseSeconds: 40 },
   large: { name: 'large', n: 1_000_000, dim: 128, queries: 1_000, clusters: 1_000, sparseN: 50_000, sparseQueries: 200, phaseSeconds: 60 },
 };
 
@@ -154,24 +154,37 @@ export interface SparseData {
 export const SPARSE_VOCAB = 30_000;
 
 /**
- * Bag-of-words-like sparse vectors: 20-60 terms drawn from a Zipf-like vocabulary,
- * positive weights. Queries have 5-12 terms, biased to frequent terms so every query
- * overlaps many records (exact top-10 is well defined).
+ * Learned-sparse-like vectors (SPLADE-shaped): records have 100-140 terms, queries 25-35,
+ * drawn from a Zipf-like vocabulary (term t with probability ∝ 1/(t+1), so the head terms
+ * are in nearly every record). Weights are positive and smaller for frequent terms (as
+ * IDF-weighted models give); one query in four also carries 1-3 negative weights
+ * (down-weighted terms), which switches the engine's pruning off for it.
  */
 export function generateSparse(n: number, queryCount: number, seed = 7): SparseData {
   const rng = new Rng(seed);
-  const zipf = (): number => Math.min(SPARSE_VOCAB - 1, Math.floor(Math.exp(rng.next() * Math.log(SPARSE_VOCAB)) - 1));
-  const make = (minTerms: number, maxTerms: number, scale: number): Sparse => {
+  const logVocab = Math.log(SPARSE_VOCAB);
+  const zipf = (): number => Math.min(SPARSE_VOCAB - 1, Math.floor(Math.exp(rng.next() * logVocab) - 1));
+  // IDF ∝ log(1 / term frequency): frequency ∝ 1/(t+1), so rarer (higher) terms weigh more.
+  const idf = (t: number): number => 0.1 + Math.log(t + 1) / logVocab;
+  const make = (minTerms: number, maxTerms: number, scale: number, negatives: number): Sparse => {
     const count = minTerms + rng.int(maxTerms - minTerms + 1);
     const terms = new Map<number, number>();
-    while (terms.size < count) terms.set(zipf(), (0.2 + rng.next()) * scale);
-    const indices = Uint32Array.from([...terms.keys()].sort((a, b) => a - b));
+    while (terms.size < count) {
+      const t = zipf();
+      terms.set(t, (0.2 + rng.next()) * scale * idf(t));
+    }
+    const keys = [...terms.keys()];
+    for (let i = 0; i < negatives; i++) {
+      const t = keys[rng.int(keys.length)];
+      terms.set(t, -Math.abs(terms.get(t) ?? 0));
+    }
+    const indices = Uint32Array.from(keys.sort((a, b) => a - b));
     const values = Float32Array.from(indices, (t) => terms.get(t) ?? 0);
     return { indices, values };
   };
   const records: Sparse[] = [];
-  for (let i = 0; i < n; i++) records.push(make(20, 60, 0.15));
+  for (let i = 0; i < n; i++) records.push(make(100, 140, 0.1, 0));
   const queries: Sparse[] = [];
-  for (let q = 0; q < queryCount; q++) queries.push(make(5, 12, 1));
+  for (let q = 0; q < queryCount; q++) queries.push(make(25, 35, 1, q % 4 === 3 ? 1 + rng.int(3) : 0));
   return { vocab: SPARSE_VOCAB, records, queries };
 }

@@ -123,7 +123,8 @@ export interface BenchResult {
   query: { unfiltered: { c1: QueryPhase; c8: QueryPhase }; filtered: FilterResult[] };
   /** Bulk import (POST /bulk/imports) of the dense records from Parquet, versus ingest.c4. */
   bulkImport: ImportPhase;
-  sparse: { records: number; upsertVectorsPerSecond: number; query: QueryPhase };
+  /** rssGrowthBytesPerRecord: server RSS growth over the sparse ingest ÷ records (store, engine values and postings, ids); absent in older reports. */
+  sparse: { records: number; upsertVectorsPerSecond: number; query: QueryPhase; rssGrowthBytesPerRecord?: number };
   hybrid: { records: number; upsertVectorsPerSecond: number; query: QueryPhase };
   operations: { fetch10: LatencySummary; fetch100: LatencySummary; describeIndexStats: LatencySummary; listPage: LatencySummary };
   restart: {
@@ -570,8 +571,10 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     log(`fetch 10 ids p50 ${fetch10.p50Ms.toFixed(2)} ms, 100 ids ${fetch100.p50Ms.toFixed(2)} ms; describe_index_stats ${describeIndexStats.p50Ms.toFixed(2)} ms; list page ${listPage.p50Ms.toFixed(2)} ms`);
 
     // Sparse-only and hybrid, on dotproduct indexes.
+    const rssBeforeSparse = memoryOf(server.pid).rssBytes;
     const sparseHost = await createIndex(client, server.url, { name: 'bench-sparse', vector_type: 'sparse', metric: 'dotproduct' });
     const sp = await ingest(client, sparseHost, (i) => JSON.stringify({ id: id(i), sparseValues: sparseJson(sparse.records[i]) }), 0, spec.sparseN, 4, 30 * 60_000, true);
+    const sparseRssPerRecord = (memoryOf(server.pid).rssBytes - rssBeforeSparse) / spec.sparseN;
     const sparseBodies = sparse.queries.map((s) => JSON.stringify({ sparseVector: sparseJson(s), topK: k, includeMetadata: true }));
     const sparseScore = (q: number) => (i: number): number => sparseDot(sparse.queries[q], sparse.records[i]);
     const sparseQuery = await queryPhase(client, sparseHost, sparseBodies, 1, phaseMs, (q, m) => ({
@@ -597,7 +600,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       short: m.length < Math.min(k, hybridTruthList[q].ids.length),
       violations: 0,
     }));
-    log(`sparse: ${Math.round(sp.phase.vectorsPerSecond)} vectors/s, query p50 ${sparseQuery.latency.p50Ms.toFixed(2)} ms recall ${sparseQuery.recall.toFixed(4)}; hybrid: ${Math.round(hy.phase.vectorsPerSecond)} vectors/s, p50 ${hybridQuery.latency.p50Ms.toFixed(2)} ms recall ${hybridQuery.recall.toFixed(4)}`);
+    log(`sparse: ${Math.round(sp.phase.vectorsPerSecond)} vectors/s, RSS +${Math.round(sparseRssPerRecord)} B/record, query p50 ${sparseQuery.latency.p50Ms.toFixed(2)} ms recall ${sparseQuery.recall.toFixed(4)}; hybrid: ${Math.round(hy.phase.vectorsPerSecond)} vectors/s, p50 ${hybridQuery.latency.p50Ms.toFixed(2)} ms recall ${hybridQuery.recall.toFixed(4)}`);
     const peakRssBytes = memoryOf(server.pid).hwmBytes;
 
     // Bulk import of the same dense data into a new index, compared with the HTTP upsert
@@ -700,7 +703,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       },
       query: { unfiltered: { c1: u1, c8: u8 }, filtered },
       bulkImport,
-      sparse: { records: spec.sparseN, upsertVectorsPerSecond: sp.phase.vectorsPerSecond, query: sparseQuery },
+      sparse: { records: spec.sparseN, upsertVectorsPerSecond: sp.phase.vectorsPerSecond, query: sparseQuery, rssGrowthBytesPerRecord: sparseRssPerRecord },
       hybrid: { records: spec.sparseN, upsertVectorsPerSecond: hy.phase.vectorsPerSecond, query: hybridQuery },
       operations: { fetch10, fetch100, describeIndexStats, listPage },
       restart: {

@@ -177,6 +177,7 @@ function otherTable(r: BenchResult): Table {
       ],
       ['last acknowledged upsert → reads see it', ms(r.ingest.visibleAfterLastAckMs)],
       ['sparse upsert', `${int(r.sparse.upsertVectorsPerSecond)} vectors/s`],
+      ['sparse memory: server RSS growth per sparse record', r.sparse.rssGrowthBytesPerRecord === undefined ? 'n/a' : `${int(r.sparse.rssGrowthBytesPerRecord)} B`],
       ['hybrid upsert', `${int(r.hybrid.upsertVectorsPerSecond)} vectors/s`],
       ['restart: stop (SIGTERM → exit)', `${f(r.restart.stopSeconds, 2)} s`],
       ['restart: process start → listening', ms(r.restart.listeningMs)],

@@ -178,8 +178,9 @@ export function sparseDot(a: Sparse, b: Sparse): number {
 
 /**
  * Exact top-k for sparse (dense = undefined) or hybrid queries over the first
- * `records.length` records: score = dense dot + sparse dot. Records without any
- * positive score are still candidates (a hybrid score may be negative).
+ * `records.length` records: score = dense dot + sparse dot. A sparse-only query matches
+ * the records sharing at least one dimension with it (whatever the sign of the score);
+ * a hybrid query matches every record.
  */
 export function sparseTruth(
   sparse: SparseData,
@@ -200,18 +201,23 @@ export function sparseTruth(
   }
   const out: { ids: number[]; scores: number[] }[] = [];
   const acc = new Float64Array(n);
+  const shares = new Uint8Array(n);
   for (let q = 0; q < queryCount; q++) {
     acc.fill(0);
+    shares.fill(0);
     const query = sparse.queries[q];
     for (let e = 0; e < query.indices.length; e++) {
       const p = postings.get(query.indices[e]);
       if (!p) continue;
       const w = query.values[e];
-      for (let x = 0; x < p.rec.length; x++) acc[p.rec[x]] += w * p.val[x];
+      for (let x = 0; x < p.rec.length; x++) {
+        acc[p.rec[x]] += w * p.val[x];
+        shares[p.rec[x]] = 1;
+      }
     }
     if (dense) for (let r = 0; r < n; r++) acc[r] += dot(dense.queries, q * dense.dim, dense.vectors, r * dense.dim, dense.dim);
     const top = new TopK(k);
-    for (let r = 0; r < n; r++) if (dense || acc[r] > 0) top.push(r, acc[r]);
+    for (let r = 0; r < n; r++) if (dense || shares[r]) top.push(r, acc[r]);
     out.push({ ids: Array.from(top.ids.subarray(0, top.size)), scores: Array.from(top.scores.subarray(0, top.size)) });
   }
   return out;

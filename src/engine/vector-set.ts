@@ -2,8 +2,9 @@
 // stable labels for ids (vectors/labels.ts), the vector arena (vectors/arena.ts), exact
 // scoring and top-k (vectors/exact-scan.ts), and — once the namespace is large enough —
 // an HNSW graph (graph/hnsw-graph.ts) with the records not yet in it searched exactly
-// beside it (the tail). Per label it also keeps the record's seq, sparse values and
-// metadata (filters and includeMetadata read them here).
+// beside it (the tail). Per label it also keeps the record's seq and metadata (filters
+// and includeMetadata read them here); sparse values and their inverted index live in
+// sparse/ (sparse-only search, and the sparse half of hybrid candidates).
 //
 // Invariants
 // - A write is visible to the next search: a new or changed vector is in the tail until
@@ -19,6 +20,8 @@ import { GraphError, HnswGraph } from './graph/hnsw-graph.js';
 import type { NamespaceToWrite } from './snapshot/snapshot-files.js';
 import type { Metadata, Metric, SparseValues, StoredRecord } from './model.js';
 import { choosePlan } from './planner/plan.js';
+import { hybridCandidates } from './sparse/hybrid.js';
+import { prepareSparse, SparseIndex } from './sparse/sparse-index.js';
 import { VectorArena } from './vectors/arena.js';
 import { bestOf, Scorer, type ScoredHit } from './vectors/exact-scan.js';
 import { LabelMap } from './vectors/labels.js';
@@ -32,6 +35,8 @@ export interface SearchQuery {
   ef?: number;
   /** Force an exact scan (tests, diagnosis). */
   exact?: boolean;
+  /** Hybrid candidates per side as a multiple of topK (bench measurement; default sparse/hybrid.ts). */
+  hybridMultiple?: number;
 }
 
 export interface Hit {
@@ -64,7 +69,8 @@ export class VectorSet {
   private readonly labels = new LabelMap();
   private readonly arena: VectorArena;
   private readonly seqs: number[] = [];
-  private readonly sparse: (SparseValues | undefined)[] = [];
+  /** Sparse values and their inverted index (sparse/). */
+  private readonly sparse = new SparseIndex();
   private readonly metadata: (Metadata | undefined)[] = [];
   private graph: HnswGraph | undefined;
   private rebuild: HnswGraph | undefined;
@@ -101,7 +107,7 @@ export class VectorSet {
       this.labels.assignAt(record.id, label);
       this.seqs[label] = seq;
       this.arena.set(label, record.values);
-      this.sparse[label] = record.sparse && sortSparse(record.sparse);
+      this.sparse.set(label, record.sparse && sortSparse(record.sparse));
       this.metadata[label] = record.metadata;
       return;
     }
@@ -112,7 +118,7 @@ export class VectorSet {
     }
     this.seqs[label] = seq;
     if (vectorChanged) this.arena.set(label, record.values);
-    this.sparse[label] = record.sparse && sortSparse(record.sparse);
+    this.sparse.set(label, record.sparse && sortSparse(record.sparse));
     this.metadata[label] = record.metadata;
     if (vectorChanged) this.graphs((g) => {
       g.invalidate(label);
@@ -127,7 +133,7 @@ export class VectorSet {
     const label = this.labels.release(id);
     if (label === undefined) return;
     this.graphs((g) => g.invalidate(label));
-    this.sparse[label] = undefined;
+    this.sparse.remove(label);
     this.metadata[label] = undefined;
     if (this.graph && this.labels.size < this.options.graphMinRecords / 2) {
       this.graph = undefined; // native memory is freed with the object
@@ -155,7 +161,7 @@ export class VectorSet {
     if (id === undefined) throw new Error(`engine: label ${slot} is free`);
     const out: StoredRecord = { id };
     if (this.dim > 0) out.values = this.arena.get(slot);
-    const sparse = this.sparse[slot];
+    const sparse = this.sparse.get(slot);
     if (sparse) out.sparse = sparse;
     const metadata = this.metadata[slot];
     if (metadata) out.metadata = metadata;
@@ -207,11 +213,17 @@ export class VectorSet {
 
   /** Whether background graph work is waiting. */
   get hasWork(): boolean {
-    return this.graph !== undefined && (this.graph.pending > 0 || this.rebuild !== undefined || this.needsRebuild());
+    return this.sparse.hasWork || (this.graph !== undefined && (this.graph.pending > 0 || this.rebuild !== undefined || this.needsRebuild()));
   }
 
-  /** Inserts into the graph(s) until `deadline` (performance.now() ms). */
+  /** Bytes of sparse values and postings (bench, memory figures). */
+  get sparseBytes(): number {
+    return this.sparse.bytes;
+  }
+
+  /** Inserts into the graph(s) and compacts sparse postings until `deadline` (performance.now() ms). */
   work(deadline: number): void {
+    if (this.sparse.hasWork) this.sparse.work(deadline);
     const graph = this.graph;
     if (!graph) return;
     const isLive = (label: number): boolean => this.labels.id(label) !== undefined;
@@ -232,8 +244,17 @@ export class VectorSet {
   }
 
   search(q: SearchQuery): Hit[] {
-    const scorer = new Scorer(this.metric, this.arena, (label) => this.sparse[label], q);
+    const prepared = q.sparse && prepareSparse(q.sparse);
+    const sparseScore = prepared && ((label: number): number => this.sparse.dot(label, prepared));
+    const scorer = new Scorer(this.metric, this.arena, { dense: q.dense, sparseScore });
     const idOf = (label: number): string => this.labels.id(label) ?? '';
+    const predicate = q.predicate;
+    const metadata = this.metadata;
+    const allow = predicate && ((label: number): boolean => predicate(metadata[label]));
+    if (prepared && !q.dense && !q.exact) {
+      // Sparse-only: exact top-k from the inverted index.
+      return this.sparse.search(prepared, q.topK, idOf, allow).map((h) => ({ slot: h.label, id: h.id, score: h.rank }));
+    }
     const plan = choosePlan({
       hasGraph: this.graph !== undefined,
       dense: q.dense !== undefined,
@@ -241,6 +262,22 @@ export class VectorSet {
       filtered: q.predicate !== undefined,
       exact: q.exact === true,
     });
+    if (plan === 'hybrid' && this.graph && q.dense && prepared) {
+      try {
+        const ef = q.ef ?? this.options.defaultEf;
+        const candidates = hybridCandidates(q.topK, q.hybridMultiple, (n) => this.graph?.search(q.dense as Float32Array, n, Math.max(ef, n)) ?? [], (n) =>
+          this.sparse.search(prepared, n, idOf).map((h) => h.label),
+        );
+        this.graph.forEachQueued(
+          (label) => this.labels.id(label) !== undefined,
+          (label) => candidates.add(label),
+        );
+        const hits = bestOf(candidates, q.topK, scorer, idOf);
+        if (hits.length >= Math.min(q.topK, this.labels.size)) return hits.map(toHit);
+      } catch (err) {
+        this.dropBrokenGraph(err);
+      }
+    }
     if (plan === 'graph' && this.graph && q.dense) {
       try {
         const hits = this.graphSearch(this.graph, q.dense, q.topK, q.ef ?? this.options.defaultEf, scorer, idOf);
@@ -251,9 +288,7 @@ export class VectorSet {
         this.dropBrokenGraph(err);
       }
     }
-    const predicate = q.predicate;
-    const metadata = this.metadata;
-    const labels = predicate ? this.filtered((label) => predicate(metadata[label])) : this.live();
+    const labels = allow ? this.filtered(allow) : this.live();
     return bestOf(labels, q.topK, scorer, idOf).map(toHit);
   }
 

@@ -3,7 +3,9 @@
 // (filters, sparse and hybrid scoring, small namespaces, the `exact` switch) is an exact
 // scan, which is always correct. The filter planner (count matches, choose exact below
 // a crossover, walk the graph with the filter inside above it) replaces this function.
-export type Plan = 'exact' | 'graph';
+// A hybrid query (dense + sparse) on a namespace with a graph rescores the union of the
+// graph's and the postings' best candidates exactly (sparse/hybrid.ts).
+export type Plan = 'exact' | 'graph' | 'hybrid';
 
 export interface PlanInput {
   hasGraph: boolean;
@@ -15,6 +17,6 @@ export interface PlanInput {
 }
 
 export function choosePlan(q: PlanInput): Plan {
-  if (q.exact || !q.hasGraph || !q.dense || q.sparse || q.filtered) return 'exact';
-  return 'graph';
+  if (q.exact || !q.hasGraph || !q.dense || q.filtered) return 'exact';
+  return q.sparse ? 'hybrid' : 'graph';
 }

@@ -2,31 +2,32 @@
 // that keeps the best topK. The graph path uses the same Scorer to rescore its
 // candidates, so scores, their float32 rounding and tie order are identical on every
 // path (DESIGN.md decision 7: ranked on the float32 value printed, ties by id).
-import type { Metric, SparseValues } from '../model.js';
+import type { Metric } from '../model.js';
 import type { VectorArena } from './arena.js';
 import { TopK } from './top-k.js';
 
 export interface ScoreQuery {
   dense?: Float32Array;
-  sparse?: SparseValues;
+  /**
+   * The query's sparse score of a record, summed in ascending dimension order; NaN when
+   * they share no dimension (sparse/sparse-index.ts). Absent for a query without a sparse part.
+   */
+  sparseScore?: (label: number) => number;
 }
 
 export class Scorer {
   private readonly qNorm: number;
-  private readonly qSparse: Map<number, number> | undefined;
   private readonly euclidean: boolean;
   private readonly cosine: boolean;
 
   constructor(
     metric: Metric,
     private readonly arena: VectorArena,
-    private readonly sparseOf: (label: number) => SparseValues | undefined,
     private readonly q: ScoreQuery,
   ) {
     let n = 0;
     if (q.dense) for (let i = 0; i < q.dense.length; i++) n += q.dense[i] * q.dense[i];
     this.qNorm = Math.sqrt(n);
-    this.qSparse = q.sparse && sparseLookup(q.sparse);
     this.euclidean = metric === 'euclidean';
     this.cosine = metric === 'cosine';
   }
@@ -53,20 +54,11 @@ export class Scorer {
         if (this.cosine) score = score / (this.qNorm * this.arena.norms[label]);
       }
     }
-    if (this.qSparse) {
-      const s = this.sparseOf(label);
-      let overlap = false;
-      if (s) {
-        for (let i = 0; i < s.indices.length; i++) {
-          const w = this.qSparse.get(s.indices[i]);
-          if (w !== undefined) {
-            score += w * s.values[i];
-            overlap = true;
-          }
-        }
-      }
+    if (this.q.sparseScore) {
+      const s = this.q.sparseScore(label);
       // A sparse-only query matches records that share at least one index with it.
-      if (!overlap && !qd) return NaN;
+      if (s === s) score += s;
+      else if (!qd) return NaN;
     }
     return Math.fround(this.euclidean ? -score : score);
   }
@@ -100,10 +92,4 @@ export function bestOf(
     if (top.admits(rank)) top.offer(label, idOf(label), rank);
   }
   return top.sorted().map((r) => ({ label: r.slot, id: r.id, score: scorer.score(r.rank) }));
-}
-
-function sparseLookup(s: SparseValues): Map<number, number> {
-  const m = new Map<number, number>();
-  for (let i = 0; i < s.indices.length; i++) m.set(s.indices[i], s.values[i]);
-  return m;
 }

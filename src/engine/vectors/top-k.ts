@@ -17,7 +17,12 @@ const worse = (a: Ranked, b: Ranked): boolean => a.rank < b.rank || (a.rank === 
 export class TopK {
   private readonly heap: Ranked[] = [];
 
-  constructor(private readonly k: number) {}
+  constructor(readonly k: number) {}
+
+  /** The worst kept rank once k are kept (nothing worse can enter); undefined before. */
+  get threshold(): number | undefined {
+    return this.k > 0 && this.heap.length >= this.k ? this.heap[0].rank : undefined;
+  }
 
   /** Whether a candidate of this rank could enter; lets a scan skip building it. */
   admits(rank: number): boolean {

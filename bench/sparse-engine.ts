@@ -1,0 +1,82 @@
+// Sparse and hybrid search inside the engine, without HTTP: `node --expose-gc
+// dist/bench/sparse-engine.js [records] [dim]` (defaults 20000 × 384). Loads the bench's
+// sparse data (bench/data.ts generateSparse) into a sparse-only namespace and, with the
+// bench's dense vectors, into a hybrid one (dotproduct, with a graph); prints sparse
+// memory per record, sparse-only latency and agreement with the exact scan, and hybrid
+// recall@10 against exact hybrid scoring for several candidate multiples.
+import { VectorSet } from '../src/engine/vector-set.js';
+import { generateDense, generateSparse } from './data.js';
+
+const count = Number(process.argv[2] ?? 20_000);
+const dim = Number(process.argv[3] ?? 384);
+const queries = 200;
+const k = 10;
+const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
+const rss = (): number => {
+  gc();
+  return process.memoryUsage().rss;
+};
+const p50 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const id = (i: number): string => `vec-${i.toString().padStart(8, '0')}`;
+
+const sparse = generateSparse(count, queries);
+let pairs = 0;
+for (const r of sparse.records) pairs += r.indices.length;
+console.log(`${count} sparse records, ${(pairs / count).toFixed(1)} non-zeros each on average`);
+
+// Sparse-only.
+const before = rss();
+const sparseSet = new VectorSet(0, 'dotproduct');
+let t0 = performance.now();
+for (let i = 0; i < count; i++) sparseSet.upsert(i + 1, { id: id(i), sparse: sparse.records[i] });
+const sparseLoadMs = performance.now() - t0;
+const after = rss();
+console.log(`sparse load ${Math.round(count / (sparseLoadMs / 1000))} records/s in the engine`);
+console.log(`sparse memory: ${Math.round(sparseSet.sparseBytes / count)} B/record in typed arrays (values + postings); RSS growth ${Math.round((after - before) / count)} B/record incl. ids and labels`);
+
+const fast: number[] = [];
+const exact: number[] = [];
+let agree = 0;
+for (let q = 0; q < queries; q++) {
+  const s = sparse.queries[q];
+  t0 = performance.now();
+  const got = sparseSet.search({ sparse: s, topK: k });
+  fast.push(performance.now() - t0);
+  t0 = performance.now();
+  const want = sparseSet.search({ sparse: s, topK: k, exact: true });
+  exact.push(performance.now() - t0);
+  if (JSON.stringify(got) === JSON.stringify(want)) agree++;
+}
+const pos = sparse.queries.filter((s) => !s.values.some((v) => v < 0)).length;
+console.log(`sparse-only top-${k}: p50 ${p50(fast).toFixed(2)} ms (inverted index) vs ${p50(exact).toFixed(2)} ms (exact scan); identical results ${agree}/${queries} (${pos} queries without negative weights)`);
+
+// Hybrid on a dotproduct index with a graph.
+const dense = generateDense({ n: count, dim, clusters: Math.max(20, Math.round(count / 330)) }, queries);
+const hybrid = new VectorSet(dim, 'dotproduct', { graphMinRecords: 5000, defaultEf: 100 });
+for (let i = 0; i < count; i++) {
+  hybrid.upsert(i + 1, { id: id(i), values: dense.vectors.subarray(i * dim, (i + 1) * dim), sparse: sparse.records[i] });
+}
+t0 = performance.now();
+while (hybrid.hasWork) hybrid.work(performance.now() + 1000);
+console.log(`hybrid graph built in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+const truth: Set<string>[] = [];
+const exactMs: number[] = [];
+for (let q = 0; q < queries; q++) {
+  t0 = performance.now();
+  truth.push(new Set(hybrid.search({ dense: dense.queries.subarray(q * dim, (q + 1) * dim), sparse: sparse.queries[q], topK: k, exact: true }).map((h) => h.id)));
+  exactMs.push(performance.now() - t0);
+}
+console.log(`hybrid exact scan p50 ${p50(exactMs).toFixed(2)} ms`);
+for (const multiple of [1, 2, 5, 10, 20]) {
+  let found = 0;
+  let wanted = 0;
+  const ms: number[] = [];
+  for (let q = 0; q < queries; q++) {
+    t0 = performance.now();
+    const got = hybrid.search({ dense: dense.queries.subarray(q * dim, (q + 1) * dim), sparse: sparse.queries[q], topK: k, hybridMultiple: multiple });
+    ms.push(performance.now() - t0);
+    wanted += truth[q].size;
+    found += got.filter((h) => truth[q].has(h.id)).length;
+  }
+  console.log(`hybrid candidates ${multiple}×topK per side: recall@${k} ${(found / wanted).toFixed(4)}, p50 ${p50(ms).toFixed(2)} ms`);
+}

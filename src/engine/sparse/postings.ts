@@ -1,0 +1,151 @@
+// The inverted index of one namespace: for each sparse dimension, the labels holding it
+// with their weights, in growable typed arrays.
+//
+// Invariants
+// - Entries are only appended. Each carries the generation its label had when it was
+//   written; an entry is live iff that generation is still the label's current one
+//   (SparseIndex bumps a label's generation on every change of its sparse values and on
+//   delete, so a reused label never revives an old entry). Stale entries are skipped by
+//   readers and dropped by compact(), which the background slice runs for lists whose
+//   stale share passed COMPACT_STALE_FRACTION.
+// - `max` is at least every weight in the list, stale ones included (an upper bound for
+//   pruning; compact() tightens it).
+const INITIAL_LIST = 8;
+/** A list is due for compaction once this share of its entries is stale. */
+const COMPACT_STALE_FRACTION = 0.25;
+/** ...and it has at least this many stale entries (short lists are cheap to skip over). */
+const COMPACT_MIN_STALE = 8;
+
+/**
+ * One dimension's entries, interleaved in one buffer as [label, gen, weight] triples:
+ * one allocation per growth (three separate arrays cost three, and growth dominated
+ * ingest), and a search reads the three fields of an entry from one cache line.
+ */
+export class PostingList {
+  /** Entry i: entries[3i] label, entries[3i+1] generation; weights[3i+2] its weight. */
+  entries = new Uint32Array(INITIAL_LIST * 3);
+  /** A float32 view of the same buffer. */
+  weights = new Float32Array(this.entries.buffer);
+  length = 0;
+  stale = 0;
+  max = -Infinity;
+
+  add(label: number, gen: number, weight: number): void {
+    let at = this.length * 3;
+    if (at === this.entries.length) this.grow();
+    this.entries[at++] = label;
+    this.entries[at++] = gen;
+    this.weights[at] = weight;
+    this.length++;
+    if (weight > this.max) this.max = weight;
+  }
+
+  label(i: number): number {
+    return this.entries[i * 3];
+  }
+
+  gen(i: number): number {
+    return this.entries[i * 3 + 1];
+  }
+
+  weight(i: number): number {
+    return this.weights[i * 3 + 2];
+  }
+
+  get bytes(): number {
+    return this.entries.byteLength;
+  }
+
+  private grow(): void {
+    const entries = new Uint32Array(this.entries.length * 2);
+    entries.set(this.entries);
+    this.entries = entries;
+    this.weights = new Float32Array(entries.buffer);
+  }
+}
+
+export class Postings {
+  private readonly lists = new Map<number, PostingList>();
+  /** Dimensions whose list is due for compaction. */
+  private readonly due = new Set<number>();
+
+  get(dim: number): PostingList | undefined {
+    return this.lists.get(dim);
+  }
+
+  get dimensions(): number {
+    return this.lists.size;
+  }
+
+  add(dim: number, label: number, gen: number, weight: number): void {
+    let list = this.lists.get(dim);
+    if (!list) {
+      list = new PostingList();
+      this.lists.set(dim, list);
+    }
+    list.add(label, gen, weight);
+  }
+
+  /** Records that one entry of `dim`'s list went stale. */
+  markStale(dim: number): void {
+    const list = this.lists.get(dim);
+    if (!list) return;
+    list.stale++;
+    if (list.stale >= COMPACT_MIN_STALE && list.stale >= list.length * COMPACT_STALE_FRACTION) this.due.add(dim);
+    if (list.stale === list.length) {
+      // Nothing live is left: drop the list now (cheap, and keeps the map small).
+      this.lists.delete(dim);
+      this.due.delete(dim);
+    }
+  }
+
+  get hasWork(): boolean {
+    return this.due.size > 0;
+  }
+
+  /** Compacts due lists until `deadline` (performance.now() ms). */
+  work(deadline: number, currentGen: Uint32Array): void {
+    for (const dim of this.due) {
+      if (performance.now() >= deadline) return;
+      this.due.delete(dim);
+      const list = this.lists.get(dim);
+      if (list) this.compact(list, currentGen);
+    }
+  }
+
+  /** Compacts every list (tests, and a caller that wants a tight index now). */
+  compactAll(currentGen: Uint32Array): void {
+    for (const list of this.lists.values()) this.compact(list, currentGen);
+    this.due.clear();
+  }
+
+  bytes(): number {
+    let n = 0;
+    for (const list of this.lists.values()) n += list.bytes + 64; // + object and map entry, roughly
+    return n;
+  }
+
+  /** Every (dimension, list) pair; readers skip stale entries themselves. */
+  entries(): IterableIterator<[number, PostingList]> {
+    return this.lists.entries();
+  }
+
+  private compact(list: PostingList, currentGen: Uint32Array): void {
+    const e = list.entries;
+    const w = list.weights;
+    let at = 0;
+    let max = -Infinity;
+    for (let i = 0; i < list.length * 3; i += 3) {
+      const label = e[i];
+      if (currentGen[label] !== e[i + 1]) continue;
+      e[at] = label;
+      e[at + 1] = e[i + 1];
+      w[at + 2] = w[i + 2];
+      if (w[i + 2] > max) max = w[i + 2];
+      at += 3;
+    }
+    list.length = at / 3;
+    list.stale = 0;
+    list.max = max;
+  }
+}

@@ -1,0 +1,163 @@
+// The sparse values of one namespace, stored once and compactly: every record's
+// (index, value) pairs live in two shared pools (Uint32Array indices, Float32Array
+// values), addressed per label by an offset and a length. No per-record objects.
+//
+// Invariants
+// - A label's pairs are sorted by index ascending, unique (the caller sorts; the data
+//   plane rejects duplicates). Sorted order is what makes dot() sum its products in the
+//   same order as every other scoring path, so all paths print identical float32 scores.
+// - Replacing or clearing a label leaves its old pairs in the pools as garbage; the pools
+//   are rewritten without garbage (compact()) when growing them would otherwise be needed
+//   and garbage is at least half of what is used, so the cost is amortised O(1) per pair.
+import type { SparseValues } from '../model.js';
+
+const INITIAL_POOL = 1024;
+const INITIAL_LABELS = 64;
+
+export class SparseStore {
+  private indices = new Uint32Array(INITIAL_POOL);
+  private values = new Float32Array(INITIAL_POOL);
+  /** Pool entries in use, garbage included. */
+  private used = 0;
+  private garbage = 0;
+  private start = new Uint32Array(INITIAL_LABELS);
+  /** 0 = the label has no sparse values. */
+  private len = new Uint32Array(INITIAL_LABELS);
+
+  /** Pairs held for live records. */
+  get pairs(): number {
+    return this.used - this.garbage;
+  }
+
+  /** Bytes of typed arrays allocated (pools and per-label tables). */
+  get bytes(): number {
+    return this.indices.byteLength + this.values.byteLength + this.start.byteLength + this.len.byteLength;
+  }
+
+  length(label: number): number {
+    return label < this.len.length ? this.len[label] : 0;
+  }
+
+  /** A copy of the label's values, or undefined. */
+  get(label: number): SparseValues | undefined {
+    const n = this.length(label);
+    if (n === 0) return undefined;
+    const s = this.start[label];
+    return { indices: this.indices.slice(s, s + n), values: this.values.slice(s, s + n) };
+  }
+
+  /** Whether the label holds exactly these (sorted) values. */
+  equals(label: number, v: SparseValues): boolean {
+    const n = this.length(label);
+    if (n !== v.indices.length) return false;
+    const s = this.start[label];
+    for (let i = 0; i < n; i++) {
+      if (this.indices[s + i] !== v.indices[i] || !Object.is(this.values[s + i], v.values[i])) return false;
+    }
+    return true;
+  }
+
+  /** Calls each(index, value) for the label's pairs in index order. */
+  forEach(label: number, each: (index: number, value: number) => void): void {
+    const n = this.length(label);
+    const s = this.start[label];
+    for (let i = 0; i < n; i++) each(this.indices[s + i], this.values[s + i]);
+  }
+
+  /** Stores sorted values under `label`, replacing what it held. */
+  set(label: number, v: SparseValues): void {
+    this.clear(label);
+    const n = v.indices.length;
+    if (n === 0) return;
+    this.ensureLabels(label + 1);
+    this.ensurePool(n);
+    this.indices.set(v.indices, this.used);
+    this.values.set(v.values, this.used);
+    this.start[label] = this.used;
+    this.len[label] = n;
+    this.used += n;
+  }
+
+  clear(label: number): void {
+    const n = this.length(label);
+    if (n === 0) return;
+    this.garbage += n;
+    this.len[label] = 0;
+  }
+
+  /**
+   * Σ w·v over the indices the label shares with the query (dims sorted ascending,
+   * unique), summed in index order; NaN when they share none.
+   */
+  dot(label: number, dims: Uint32Array, weights: Float32Array): number {
+    const n = this.length(label);
+    if (n === 0) return NaN;
+    const idx = this.indices;
+    const val = this.values;
+    let i = this.start[label];
+    const end = i + n;
+    let j = 0;
+    let score = 0;
+    let overlap = false;
+    while (i < end && j < dims.length) {
+      const a = idx[i];
+      const b = dims[j];
+      if (a < b) i++;
+      else if (a > b) j++;
+      else {
+        score += weights[j] * val[i];
+        overlap = true;
+        i++;
+        j++;
+      }
+    }
+    return overlap ? score : NaN;
+  }
+
+  private ensureLabels(n: number): void {
+    if (n <= this.len.length) return;
+    let cap = this.len.length;
+    while (cap < n) cap *= 2;
+    const start = new Uint32Array(cap);
+    start.set(this.start);
+    const len = new Uint32Array(cap);
+    len.set(this.len);
+    this.start = start;
+    this.len = len;
+  }
+
+  private ensurePool(extra: number): void {
+    if (this.used + extra <= this.indices.length) return;
+    if (this.garbage * 2 >= this.used) this.compact();
+    if (this.used + extra <= this.indices.length) return;
+    let cap = this.indices.length;
+    while (cap < this.used + extra) cap *= 2;
+    const indices = new Uint32Array(cap);
+    indices.set(this.indices.subarray(0, this.used));
+    const values = new Float32Array(cap);
+    values.set(this.values.subarray(0, this.used));
+    this.indices = indices;
+    this.values = values;
+  }
+
+  /** Rewrites the pools in label order without garbage (in place: labels only move down). */
+  private compact(): void {
+    // Moving in pool order keeps every copy's target below its source.
+    const labels: number[] = [];
+    for (let l = 0; l < this.len.length; l++) if (this.len[l] > 0) labels.push(l);
+    labels.sort((a, b) => this.start[a] - this.start[b]);
+    let at = 0;
+    for (const l of labels) {
+      const s = this.start[l];
+      const n = this.len[l];
+      if (s !== at) {
+        this.indices.copyWithin(at, s, s + n);
+        this.values.copyWithin(at, s, s + n);
+        this.start[l] = at;
+      }
+      at += n;
+    }
+    this.used = at;
+    this.garbage = 0;
+  }
+}

@@ -1,0 +1,221 @@
+// The sparse inverted index (src/engine/sparse/) against a brute-force scorer written
+// here: exact top-k of Σ qᵢ·dᵢ over records sharing a dimension with the query, summed in
+// ascending dimension order, ranked on the float32 score with ties by id. Covers the
+// pruned path (no negative query weight) and the plain one, filters, updates that replace
+// sparse values, deletes with label reuse, namespace drops, background compaction, and
+// the index after a random write sequence equal to one built from scratch. Hybrid search
+// with a graph is compared with exact hybrid scoring.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { prepareSparse, SparseIndex } from '../../../src/engine/sparse/sparse-index.js';
+import { EngineIndex } from '../../../src/engine/engine-index.js';
+import { VectorSet } from '../../../src/engine/vector-set.js';
+import type { SparseValues } from '../../../src/engine/model.js';
+import { prng } from '../../helpers/prng.js';
+
+const VOCAB = 300;
+
+/** Zipf-like dimensions (low ones common), values mostly positive, some negative when asked. */
+function zipfSparse(rand: () => number, n: number, negativeShare: number): SparseValues {
+  const chosen = new Set<number>();
+  while (chosen.size < n) chosen.add(Math.floor(VOCAB * rand() ** 3));
+  const indices = Uint32Array.from(chosen); // unsorted on purpose
+  const values = Float32Array.from(indices, () => (rand() < negativeShare ? -rand() : rand()));
+  return { indices, values };
+}
+
+interface Ref {
+  label: number;
+  id: string;
+  sparse: SparseValues;
+  tag: number;
+}
+
+function bruteForce(records: Iterable<Ref>, q: SparseValues, topK: number, keep: (r: Ref) => boolean = () => true): { id: string; score: number }[] {
+  const qm = new Map<number, number>();
+  for (let i = 0; i < q.indices.length; i++) qm.set(q.indices[i], q.values[i]);
+  const hits: { id: string; score: number }[] = [];
+  for (const r of records) {
+    if (!keep(r)) continue;
+    const order = Array.from(r.sparse.indices.keys()).sort((a, b) => r.sparse.indices[a] - r.sparse.indices[b]);
+    let score = 0;
+    let shares = false;
+    for (const i of order) {
+      const w = qm.get(r.sparse.indices[i]);
+      if (w === undefined) continue;
+      shares = true;
+      score += w * r.sparse.values[i];
+    }
+    if (shares) hits.push({ id: r.id, score: Math.fround(score) });
+  }
+  hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return hits.slice(0, topK);
+}
+
+const sorted = (s: SparseValues): SparseValues => {
+  const order = Array.from(s.indices.keys()).sort((a, b) => s.indices[a] - s.indices[b]);
+  return { indices: Uint32Array.from(order, (i) => s.indices[i]), values: Float32Array.from(order, (i) => s.values[i]) };
+};
+
+/** A random sequence of sets, replacements and removals with label reuse, mirrored in `live`. */
+function randomWrites(seed: number, steps: number): { index: SparseIndex; live: Map<number, Ref> } {
+  const rand = prng(seed);
+  const index = new SparseIndex();
+  const live = new Map<number, Ref>();
+  const free: number[] = [];
+  let next = 0;
+  let serial = 0;
+  for (let step = 0; step < steps; step++) {
+    const r = rand();
+    if (r < 0.6 || live.size === 0) {
+      const label = free.pop() ?? next++;
+      const sparse = zipfSparse(rand, 1 + Math.floor(rand() * 20), 0.2);
+      index.set(label, sorted(sparse));
+      live.set(label, { label, id: `r${serial++}`, sparse, tag: Math.floor(rand() * 4) });
+    } else {
+      const labels = [...live.keys()];
+      const label = labels[Math.floor(rand() * labels.length)];
+      if (r < 0.8) {
+        // Update that replaces the sparse values (sometimes with identical ones).
+        const old = live.get(label)!;
+        const sparse = rand() < 0.1 ? old.sparse : zipfSparse(rand, 1 + Math.floor(rand() * 20), 0.2);
+        index.set(label, sorted(sparse));
+        live.set(label, { ...old, sparse });
+      } else {
+        index.remove(label);
+        live.delete(label);
+        free.push(label);
+      }
+    }
+  }
+  return { index, live };
+}
+
+describe('SparseIndex', () => {
+  it('after random writes equals an index built from scratch, before and after compaction', () => {
+    for (const seed of [1, 2, 3]) {
+      const { index, live } = randomWrites(seed, 3000);
+      const fresh = new SparseIndex();
+      for (const r of live.values()) fresh.set(r.label, sorted(r.sparse));
+      assert.deepEqual(index.livePostings(), fresh.livePostings(), `seed ${seed}`);
+      assert.ok(index.hasWork, 'replaced values left stale entries to compact');
+      index.work(Infinity);
+      assert.equal(index.hasWork, false);
+      assert.deepEqual(index.livePostings(), fresh.livePostings(), `seed ${seed}, compacted`);
+      for (const r of live.values()) assert.deepEqual(index.get(r.label), sorted(r.sparse));
+    }
+  });
+
+  it('search equals brute force: pruned (non-negative) and plain (negative weights) queries, filters, empty overlaps', () => {
+    const { index, live } = randomWrites(7, 4000);
+    const idOf = (label: number): string => live.get(label)!.id;
+    const rand = prng(99);
+    let compared = 0;
+    for (let qi = 0; qi < 60; qi++) {
+      const q = zipfSparse(rand, 1 + Math.floor(rand() * 12), qi % 2 === 0 ? 0 : 0.3);
+      const prepared = prepareSparse(q);
+      assert.equal(prepared.nonNegative, !Array.from(q.values).some((v) => v < 0));
+      for (const topK of [1, 5, 10, 40, 5000]) {
+        const got = index.search(prepared, topK, idOf).map((h) => ({ id: h.id, score: h.rank }));
+        assert.deepEqual(got, bruteForce(live.values(), q, topK), `q${qi} topK=${topK}`);
+        compared++;
+      }
+      const tag = qi % 4;
+      const allow = (label: number): boolean => live.get(label)!.tag === tag;
+      const got = index.search(prepared, 10, idOf, allow).map((h) => ({ id: h.id, score: h.rank }));
+      assert.deepEqual(got, bruteForce(live.values(), q, 10, (r) => r.tag === tag), `q${qi} filtered`);
+    }
+    assert.equal(compared, 300);
+    // A query sharing no dimension with any record matches nothing.
+    const none = prepareSparse({ indices: Uint32Array.of(VOCAB + 5, 4294967295), values: Float32Array.of(1, 2) });
+    assert.deepEqual(index.search(none, 10, idOf), []);
+  });
+
+  it('ties (identical records) are ordered by id on the pruned path', () => {
+    const index = new SparseIndex();
+    const s = sorted({ indices: Uint32Array.of(3, 1, 2), values: Float32Array.of(0.5, 0.25, 1) });
+    const ids = ['c', 'a', 'd', 'b'];
+    ids.forEach((_, label) => index.set(label, s));
+    index.set(4, sorted({ indices: Uint32Array.of(1), values: Float32Array.of(0.1) }));
+    const hits = index.search(prepareSparse({ indices: Uint32Array.of(1, 2, 3), values: Float32Array.of(1, 1, 1) }), 3, (l) => ids[l] ?? 'e');
+    assert.deepEqual(hits.map((h) => h.id), ['a', 'b', 'c']);
+    assert.deepEqual(hits.map((h) => h.rank), [1.75, 1.75, 1.75]);
+  });
+});
+
+describe('Sparse search through EngineIndex (deletes, updates, namespace drop)', () => {
+  it('answers from current records only', () => {
+    const engine = new EngineIndex({ dimension: 0, metric: 'dotproduct' });
+    const rand = prng(5);
+    const live = new Map<string, SparseValues>();
+    let seq = 0;
+    for (let i = 0; i < 400; i++) {
+      const sparse = zipfSparse(rand, 8, 0.1);
+      engine.apply({ kind: 'upsert', ns: 'a', seq: ++seq, record: { id: `a${i}`, sparse } });
+      live.set(`a${i}`, sparse);
+    }
+    for (let i = 0; i < 400; i += 3) {
+      engine.apply({ kind: 'delete', ns: 'a', seq: ++seq, id: `a${i}` });
+      live.delete(`a${i}`);
+    }
+    for (let i = 1; i < 400; i += 5) {
+      const sparse = zipfSparse(rand, 8, 0.1);
+      engine.apply({ kind: 'upsert', ns: 'a', seq: ++seq, record: { id: `a${i}`, sparse } });
+      live.set(`a${i}`, sparse);
+    }
+    const refs = (): Ref[] => [...live].map(([id, sparse]) => ({ label: 0, id, sparse, tag: 0 }));
+    for (let qi = 0; qi < 20; qi++) {
+      const sparse = zipfSparse(rand, 6, qi % 2 ? 0.4 : 0);
+      const got = engine.query({ namespace: 'a', sparse, topK: 25, includeValues: false, includeMetadata: false }).map((m) => ({ id: m.id, score: m.score }));
+      assert.deepEqual(got, bruteForce(refs(), sparse, 25), `q${qi}`);
+    }
+    engine.apply({ kind: 'drop-namespace', ns: 'a', seq: ++seq });
+    const q = zipfSparse(rand, 10, 0);
+    assert.deepEqual(engine.query({ namespace: 'a', sparse: q, topK: 10, includeValues: false, includeMetadata: false }), []);
+    engine.apply({ kind: 'upsert', ns: 'a', seq: ++seq, record: { id: 'after', sparse: q } });
+    assert.deepEqual(engine.query({ namespace: 'a', sparse: q, topK: 10, includeValues: false, includeMetadata: false }).map((m) => m.id), ['after']);
+  });
+});
+
+describe('Hybrid search with a graph', () => {
+  const DIM = 16;
+  const rand = prng(11);
+  const set = new VectorSet(DIM, 'dotproduct', { graphMinRecords: 200, defaultEf: 64 });
+  const records = new Map<string, { values: Float32Array; sparse?: SparseValues }>();
+  for (let i = 0; i < 2000; i++) {
+    const values = Float32Array.from({ length: DIM }, () => rand() * 2 - 1);
+    const sparse = rand() < 0.9 ? zipfSparse(rand, 1 + Math.floor(rand() * 15), 0.1) : undefined;
+    set.upsert(i + 1, { id: `h${i}`, values, sparse });
+    records.set(`h${i}`, { values, sparse });
+  }
+  for (let i = 0; i < 50 && set.hasWork; i++) set.work(Infinity);
+
+  const exact = (dense: Float32Array, sparse: SparseValues, topK: number): { id: string; score: number }[] =>
+    set.search({ dense, sparse, topK, exact: true }).map((h) => ({ id: h.id, score: h.score }));
+
+  it('scores every hit exactly and keeps recall@10 >= 0.98 against exact hybrid scoring', () => {
+    assert.equal(set.hasWork, false, 'graph built');
+    let found = 0;
+    let wanted = 0;
+    for (let qi = 0; qi < 50; qi++) {
+      const dense = Float32Array.from({ length: DIM }, () => rand() * 2 - 1);
+      const sparse = zipfSparse(rand, 1 + Math.floor(rand() * 8), 0.2);
+      const got = set.search({ dense, sparse, topK: 10 });
+      const all = new Map(exact(dense, sparse, 2000).map((h) => [h.id, h.score]));
+      for (const h of got) assert.equal(h.score, all.get(h.id), `q${qi} ${h.id} rescored exactly`);
+      const truth = new Set(exact(dense, sparse, 10).map((h) => h.id));
+      wanted += truth.size;
+      found += got.filter((h) => truth.has(h.id)).length;
+    }
+    assert.ok(found / wanted >= 0.98, `recall ${found / wanted}`);
+  });
+
+  it('sees updates and deletes at once', () => {
+    const dense = Float32Array.from({ length: DIM }, () => 1);
+    const sparse = { indices: Uint32Array.of(VOCAB + 1), values: Float32Array.of(1000) };
+    set.upsert(5000, { id: 'h7', values: records.get('h7')!.values, sparse });
+    assert.equal(set.search({ dense, sparse, topK: 1 })[0].id, 'h7');
+    set.remove('h7');
+    assert.notEqual(set.search({ dense, sparse, topK: 1 })[0].id, 'h7');
+  });
+});
