@@ -35,7 +35,7 @@ export async function runImportBenchmark(options: {
   try {
     const source = await writeImportSource(data, importRoot);
     log(`import source: ${source.files} Parquet files, ${(source.bytes / 2 ** 20).toFixed(0)} MiB, written in ${source.seconds.toFixed(1)} s`);
-    server = await startServer(dataDir, apiKey, undefined, { CONIFER_IMPORT_ROOT: importRoot });
+    server = await startServer(dataDir, apiKey, undefined, [], { CONIFER_IMPORT_ROOT: importRoot });
 
     const sample = Math.min(spec.n, HTTP_SAMPLE_MAX);
     const httpHost = await createIndex(client, server.url, { name: 'bench-http', dimension: data.dim, metric: 'cosine' });

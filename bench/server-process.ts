@@ -51,16 +51,20 @@ function get(url: string): Promise<number> {
   });
 }
 
-/** `env`: more environment for the server (CONIFER_IMPORT_ROOT for the import phase). */
+/**
+ * `execArgv`: extra node flags for the server process (e.g. `--cpu-prof`, bench/fixed-cost.ts).
+ * `env`: more environment for the server (CONIFER_IMPORT_ROOT for the import phase).
+ */
 export async function startServer(
   dataDir: string,
   apiKey: string,
   timeoutMs = 120_000,
+  execArgv: readonly string[] = [],
   env: Record<string, string> = {},
 ): Promise<ServerProcess> {
   installExitHandlers();
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [CLI, 'start'], {
+  const proc = spawn(process.execPath, [...execArgv, CLI, 'start'], {
     env: {
       ...process.env,
       CONIFER_HOST: '127.0.0.1',

@@ -68,6 +68,24 @@ async function recall(server: TestServer, host: string, vectors: Vec[], seed: nu
   return hits / 200;
 }
 
+/**
+ * Polls GET /metrics (and nothing else, so no other request wakes the engine) until
+ * conifer_engine_unindexed_records is 0 for every index: every record is in a graph and
+ * the engine said so on its own.
+ */
+async function waitFullyIndexed(server: TestServer): Promise<void> {
+  let last = '';
+  for (let i = 0; i < 1200; i++) {
+    const res = await api(server, 'GET', '/metrics', { key: null });
+    assert.equal(res.status, 200, res.text);
+    const values = [...res.text.matchAll(/^conifer_engine_unindexed_records\{[^}]*\} ([0-9.eE+-]+)$/gm)].map((m) => Number(m[1]));
+    last = values.join(',');
+    if (values.length > 0 && values.every((v) => v === 0)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`records still outside a graph: ${last}`);
+}
+
 const hostOf = async (server: TestServer, name: string): Promise<string> => {
   const res = await api(server, 'GET', `/indexes/${name}`);
   assert.equal(res.status, 200, res.text);
@@ -119,6 +137,8 @@ describe('engine worker restart and graph recovery (black box)', () => {
     server = await startServer({ dataDir: dir });
     entry.server = server;
     await waitReady(server);
+    // The rebuild finishes in the background and reports it without any query to wake it.
+    await waitFullyIndexed(server);
     const host2 = await hostOf(server, 'k9');
     const fetched = await fetchMap(server, host2, vectors.slice(0, 1000).map((v) => v.id));
     assert.equal(Object.keys(fetched).length, 1000);
