@@ -26,6 +26,7 @@ import { runBruteForce, runExactFiltered, runHnsw, runHnswFiltered, type BruteRe
 import { recallAtK, summarize, mean, type LatencySummary } from './stats.js';
 import { denseTruth, dot, sparseDot, sparseTruth, truthOf, FILTERS, type DenseTruth } from './truth.js';
 import { writeReports } from './report.js';
+import { runImportPhase, writeImportSource, type ImportPhase } from './import-phase.js';
 import { measureEcho } from './echo-server.js';
 
 export const TOP_K = 10;
@@ -120,6 +121,8 @@ export interface BenchResult {
     duringIndexing: { queries: number; recall: number | null; shortAnswers: number; unindexedAtStart: number };
   };
   query: { unfiltered: { c1: QueryPhase; c8: QueryPhase }; filtered: FilterResult[] };
+  /** Bulk import (POST /bulk/imports) of the dense records from Parquet, versus ingest.c4. */
+  bulkImport: ImportPhase;
   /** rssGrowthBytesPerRecord: server RSS growth over the sparse ingest ÷ records (store, engine values and postings, ids); absent in older reports. */
   sparse: { records: number; upsertVectorsPerSecond: number; query: QueryPhase; rssGrowthBytesPerRecord?: number };
   hybrid: { records: number; upsertVectorsPerSecond: number; query: QueryPhase };
@@ -221,7 +224,7 @@ function startProbe(url: string, apiKey: string): { stop: () => Promise<number[]
  * ≤ 2,000,000 bytes), `concurrency` requests in flight, starting at `from`, stopping at
  * `until` records or `maxMs`. Bodies are JSON.stringify of the values, as clients send.
  */
-async function ingest(
+export async function ingest(
   client: Client,
   host: string,
   encode: (i: number) => string,
@@ -326,7 +329,7 @@ async function queryPhase(
   };
 }
 
-async function createIndex(client: Client, url: string, body: Record<string, unknown>): Promise<string> {
+export async function createIndex(client: Client, url: string, body: Record<string, unknown>): Promise<string> {
   const spec = { serverless: { cloud: 'aws', region: 'us-east-1' } };
   const r = await client.json('POST', `${url}/indexes`, JSON.stringify({ ...body, spec }));
   const host = (r.body as { host?: unknown }).host;
@@ -404,7 +407,7 @@ async function timed(count: number, maxMs: number, op: (i: number) => Promise<nu
   return summarize(load.latencies);
 }
 
-function commitOf(): string {
+export function commitOf(): string {
   try {
     const cwd = new URL('../../', import.meta.url).pathname;
     const head = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd, encoding: 'utf8' }).trim();
@@ -467,11 +470,15 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
 
   const scoreOf = (q: number) => (i: number): number => dot(data.queries, q * data.dim, data.vectors, i * data.dim, data.dim);
   const dataDir = mkdtempSync(join(tmpdir(), 'conifer-bench-'));
+  // The import phase's Parquet files, written before the server starts (not measured).
+  const importRoot = mkdtempSync(join(tmpdir(), 'conifer-bench-import-'));
   const apiKey = `bench-${randomBytes(12).toString('hex')}`;
   const client = new Client(apiKey, 16);
   let server: ServerProcess | undefined;
   try {
-    server = await startServer(dataDir, apiKey);
+    const importSource = await writeImportSource(data, importRoot);
+    log(`import source: ${importSource.files} Parquet files, ${(importSource.bytes / 2 ** 20).toFixed(0)} MiB, written in ${importSource.seconds.toFixed(1)} s`);
+    server = await startServer(dataDir, apiKey, undefined, [], { CONIFER_IMPORT_ROOT: importRoot });
     const firstServer = server;
     log(`server pid ${server.pid} ready in ${server.readyMs.toFixed(0)} ms at ${server.url}`);
     // Idle health latency and empty-server memory.
@@ -619,6 +626,24 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     log(`sparse: ${Math.round(sp.phase.vectorsPerSecond)} vectors/s, RSS +${Math.round(sparseRssPerRecord)} B/record, query p50 ${sparseQuery.latency.p50Ms.toFixed(2)} ms recall ${sparseQuery.recall.toFixed(4)}; hybrid: ${Math.round(hy.phase.vectorsPerSecond)} vectors/s, p50 ${hybridQuery.latency.p50Ms.toFixed(2)} ms recall ${hybridQuery.recall.toFixed(4)}`);
     const peakRssBytes = memoryOf(server.pid).hwmBytes;
 
+    // Bulk import of the same dense data into a new index, compared with the HTTP upsert
+    // rate above (c4); the index is deleted afterwards so the restarts below measure the same data.
+    const importHost = await createIndex(client, server.url, { name: 'bench-import', dimension: data.dim, metric: 'cosine' });
+    const bulkImport = await runImportPhase({
+      client,
+      url: server.url,
+      host: importHost,
+      index: 'bench-import',
+      pid: server.pid,
+      root: importRoot,
+      data,
+      source: importSource,
+      httpUpsertVectorsPerSecond: c4.phase.vectorsPerSecond,
+      maxMs: 30 * 60_000,
+    });
+    await client.json('DELETE', `${server.url}/indexes/bench-import`);
+    log(`bulk import: ${Math.round(bulkImport.recordsPerSecond)} records/s (${bulkImport.ratioToHttpUpsert.toFixed(2)}× HTTP upsert c4), searchable after ${bulkImport.searchableSeconds.toFixed(1)} s, peak RSS ${(bulkImport.peakRssBytes / 2 ** 20).toFixed(0)} MiB (${(bulkImport.rssBeforeBytes / 2 ** 20).toFixed(0)} MiB before)`);
+
     // Restart: process start to /ready with the data loaded, then to a correct answer.
     let ts = performance.now();
     await server.stop();
@@ -702,6 +727,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         },
       },
       query: { unfiltered: { c1: u1, c8: u8 }, filtered },
+      bulkImport,
       sparse: { records: spec.sparseN, upsertVectorsPerSecond: sp.phase.vectorsPerSecond, query: sparseQuery, rssGrowthBytesPerRecord: sparseRssPerRecord },
       hybrid: { records: spec.sparseN, upsertVectorsPerSecond: hy.phase.vectorsPerSecond, query: hybridQuery },
       operations: { fetch10, fetch100, describeIndexStats, listPage },
@@ -756,6 +782,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     client.close();
     if (server) await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(importRoot, { recursive: true, force: true });
   }
 }
 
