@@ -1,44 +1,95 @@
-// RSS growth per vector inside the engine, with a breakdown: `node dist/bench/engine-memory.js
-// [count] [dim]` (defaults 100000 × 384). Loads records into one namespace's VectorSet the
-// way the worker does, measures RSS after the records (arena, ids, labels, seqs) and after
-// the HNSW graph is built, and prints bytes per vector against raw float32 bytes.
-// Run with --expose-gc for steadier figures.
+// The engine's memory per vector, broken down, and its graph build time against hnswlib's
+// own: `node --expose-gc dist/bench/engine-memory.js [count] [dim]` (defaults 100000 × 384).
+//
+// Same seeded clustered data as the benchmark, loaded into VectorSets the way the worker
+// loads them. Each part is the growth of one more structure, all kept alive, in
+// JavaScript bytes (V8 heap + ArrayBuffers, exact after a GC) plus, for the graphs,
+// native bytes (RSS growth beyond the JavaScript bytes):
+//   ids       a dimension-0 set (labels, id strings, the id→label map, seqs)
+//   vectors   a dense set without metadata, minus ids (the arena and norms; its exact
+//             size is printed beside it)
+//   metadata  the same set with the benchmark's metadata, minus the one without
+//   graph     a fourth set (no metadata) with its HNSW graph, minus ids and vectors; the
+//             graph grows from the first record and is built through VectorSet.work() as
+//             the worker does (hnswlib's level-0 block holds its OWN copy of every vector, see below)
+// and, as the reference, a bare hnswlib-node index of the same vectors built in one loop
+// (bench/references.ts's parameters): its RSS growth and build time.
+//
+// The native figures are RSS deltas, noisy (allocator pools): read them to ±10 %.
+import hnswlib from 'hnswlib-node';
+import { generateDense, metadataOf } from './data.js';
+import { HNSW_EF_CONSTRUCTION, HNSW_M } from './references.js';
 import { VectorSet } from '../src/engine/vector-set.js';
-import { Rng } from './prng.js';
 
 const count = Number(process.argv[2] ?? 100_000);
 const dim = Number(process.argv[3] ?? 384);
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
-const rss = (): number => {
+// JavaScript-side bytes (V8 heap in use + ArrayBuffers) are exact after a GC; RSS also
+// counts native memory (hnswlib) but moves with allocator pools and heap reservations.
+const usage = (): { js: number; rss: number } => {
   gc();
-  return process.memoryUsage().rss;
+  gc();
+  const m = process.memoryUsage();
+  return { js: m.heapUsed + m.arrayBuffers, rss: m.rss };
 };
 
-const rng = new Rng(1);
-const rand = (): number => rng.next();
-const base = rss();
-// A graph threshold above `count` first: the records alone.
-const set = new VectorSet(dim, 'cosine', { graphMinRecords: Number.MAX_SAFE_INTEGER, defaultEf: 100 });
-const values = new Float32Array(dim);
-for (let i = 0; i < count; i++) {
-  for (let d = 0; d < dim; d++) values[d] = rand() * 2 - 1;
-  set.upsert(i + 1, { id: `vec-${i.toString().padStart(8, '0')}`, values });
-}
-const afterRecords = rss();
-const withGraph = new VectorSet(dim, 'cosine', { graphMinRecords: 1, defaultEf: 100 });
-const beforeGraphCopy = rss();
-for (let i = 0; i < count; i++) {
-  for (let d = 0; d < dim; d++) values[d] = rand() * 2 - 1;
-  withGraph.upsert(i + 1, { id: `vec-${i.toString().padStart(8, '0')}`, values });
-}
-const started = performance.now();
-while (withGraph.hasWork) withGraph.work(performance.now() + 1000);
-const buildSeconds = (performance.now() - started) / 1000;
-const afterGraph = rss();
+const data = generateDense({ n: count, dim, clusters: Math.max(10, Math.round(count / 330)) }, 1, 1);
+const vectorOf = (i: number): Float32Array => data.vectors.slice(i * dim, (i + 1) * dim);
+const idOf = (i: number): string => `vec-${i.toString().padStart(8, '0')}`;
+const noGraph = { graphMinRecords: Number.MAX_SAFE_INTEGER, defaultEf: 100 };
+
+let mark = usage();
+/** Growth since the previous step: JavaScript bytes, and native bytes (RSS growth beyond them). */
+const step = (): { js: number; native: number } => {
+  const now = usage();
+  const js = now.js - mark.js;
+  const grown = { js, native: now.rss - mark.rss - js };
+  mark = now;
+  return grown;
+};
+
+const idsOnly = new VectorSet(0, 'cosine', noGraph);
+for (let i = 0; i < count; i++) idsOnly.upsert(i + 1, { id: idOf(i) });
+const ids = step().js;
+
+const bare = new VectorSet(dim, 'cosine', noGraph);
+for (let i = 0; i < count; i++) bare.upsert(i + 1, { id: idOf(i), values: vectorOf(i) });
+const vectors = step().js - ids;
+
+const withMetadata = new VectorSet(dim, 'cosine', noGraph);
+for (let i = 0; i < count; i++) withMetadata.upsert(i + 1, { id: idOf(i), values: vectorOf(i), metadata: metadataOf(data, i) });
+const metadata = step().js - ids - vectors;
+
+// A fourth set, without metadata, with a graph from its first record (as the worker grows one).
+const full = new VectorSet(dim, 'cosine', { graphMinRecords: 1, defaultEf: 100 });
+for (let i = 0; i < count; i++) full.upsert(i + 1, { id: idOf(i), values: vectorOf(i) });
+
+let started = performance.now();
+while (full.hasWork) full.work(performance.now() + 4); // the worker's 4 ms slices
+const engineBuildSeconds = (performance.now() - started) / 1000;
+const grown = step();
+const graph = grown.js - ids - vectors + grown.native;
+
+const reference = new hnswlib.HierarchicalNSW('cosine', dim);
+reference.initIndex(count, HNSW_M, HNSW_EF_CONSTRUCTION, 100);
+started = performance.now();
+for (let i = 0; i < count; i++) reference.addPoint(Array.from(data.vectors.subarray(i * dim, (i + 1) * dim)), i);
+const referenceBuildSeconds = (performance.now() - started) / 1000;
+const referenceIndex = step().native;
 
 const raw = dim * 4;
-const perVector = (bytes: number): string => `${Math.round(bytes / count)} B (${(bytes / count / raw).toFixed(2)}× raw)`;
-console.log(`${count} × ${dim}, raw float32 ${raw} B per vector`);
-console.log(`records only (arena + norms + ids + labels + seqs): ${perVector(afterRecords - base)}`);
-console.log(`records + HNSW graph (M 16): ${perVector(afterGraph - beforeGraphCopy)}; graph ≈ ${perVector(afterGraph - beforeGraphCopy - (afterRecords - base))}`);
-console.log(`graph build ${buildSeconds.toFixed(1)} s (${Math.round(count / buildSeconds)} vectors/s); sizes kept: ${set.size} ${withGraph.size}`);
+const per = (bytes: number): string => `${Math.round(bytes / count).toLocaleString('en-US')} B`.padStart(9);
+const ratio = (bytes: number): string => `${(bytes / count / raw).toFixed(2)}× raw`;
+const total = ids + vectors + metadata + graph;
+console.log(`${count.toLocaleString('en-US')} × ${dim}, raw float32 ${raw} B per vector; memory growth per vector:`);
+console.log(`  ids (labels, id strings, map, seqs) ${per(ids)}`);
+console.log(`  vectors (arena + norms)             ${per(vectors)}  (${ratio(vectors)}; arena capacity ${per(bare.vectorBytes)})`);
+console.log(`  metadata objects                    ${per(metadata)}`);
+console.log(`  HNSW graph (M ${HNSW_M})                   ${per(graph)}  (of which its own copy of the vector: ${raw} B)`);
+console.log(`  total                               ${per(total)}  (${ratio(total)})`);
+console.log(`  bare hnswlib-node index, same data  ${per(referenceIndex)}`);
+console.log(
+  `graph build: engine ${engineBuildSeconds.toFixed(1)} s, bare hnswlib ${referenceBuildSeconds.toFixed(1)} s ` +
+    `(engine ÷ hnswlib ${(engineBuildSeconds / referenceBuildSeconds).toFixed(2)}×); kept: ${idsOnly.size} ${bare.size} ${withMetadata.size} ${full.size} ${reference.getCurrentCount()}`,
+);
+

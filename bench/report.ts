@@ -3,6 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchResult, QueryPhase } from './harness.js';
+import type { ImportPhase } from './import-phase.js';
 import type { LatencySummary } from './stats.js';
 import { SHAPE } from './data.js';
 
@@ -103,6 +104,48 @@ function ingestTable(r: BenchResult): Table {
   };
 }
 
+/** What `--only import` measured: the machine, the data and the import phase. */
+export interface ImportBenchResult {
+  size: string;
+  startedAt: string;
+  commit: string;
+  machine: BenchResult['machine'];
+  data: { records: number; dimension: number; metric: 'cosine' };
+  /** Records upserted over HTTP (c4) to measure the HTTP rate the import is compared with. */
+  httpSampleRecords: number;
+  bulkImport: ImportPhase;
+}
+
+export function writeImportReport(r: ImportBenchResult, outDir: string): { json: string; md: string; table: string } {
+  const stamp = r.startedAt.replace(/[:.]/g, '-');
+  const json = join(outDir, `import-${r.size}-${stamp}.json`);
+  const md = join(outDir, `import-${r.size}.md`);
+  const title = `Conifer bulk import: ${r.size}, ${int(r.data.records)} × ${r.data.dimension} ${r.data.metric}`;
+  const note =
+    `HTTP upsert rate from ${int(r.httpSampleRecords)} records (largest batches, concurrency 4) into another ` +
+    `index on the same server just before, deleted before the import. ${r.machine.cores} × ${r.machine.cpu}, ` +
+    `Node ${r.machine.node}, commit ${r.commit}, started ${r.startedAt}.`;
+  writeFileSync(json, JSON.stringify(r, null, 2) + '\n');
+  writeFileSync(md, `# ${title}\n\n${note}\n\n${markdown(importTable(r.bulkImport))}\n`);
+  return { json, md, table: [`== ${title} ==`, aligned(importTable(r.bulkImport)), note].join('\n') };
+}
+
+export function importTable(b: ImportPhase): Table {
+  return {
+    head: ['figure', 'value'],
+    rows: [
+      ['records (Parquet files, size)', `${int(b.records)} (${b.files} files, ${mib(b.parquetBytes)})`],
+      ['import: POST /bulk/imports → Completed', `${f(b.seconds, 1)} s`],
+      ['import rate', `${int(b.recordsPerSecond)} records/s`],
+      ['HTTP upsert rate, same server, same run (c4)', `${int(b.httpUpsertVectorsPerSecond)} vectors/s`],
+      ['import ÷ HTTP upsert', `${f(b.ratioToHttpUpsert, 2)}×`],
+      ['POST → searchable (every record in a graph, last record found)', `${f(b.searchableSeconds, 1)} s`],
+      ['server RSS before the import', mib(b.rssBeforeBytes)],
+      ['server peak RSS during the import (sampled every 50 ms)', mib(b.peakRssBytes)],
+    ],
+  };
+}
+
 function opsTable(r: BenchResult): Table {
   const o = r.operations;
   const row = (name: string, l: LatencySummary): string[] => [name, String(l.count), ...latencyCells(l)];
@@ -144,6 +187,9 @@ function otherTable(r: BenchResult): Table {
       [`restart without snapshots (rebuild; ${r.restart.rebuild.snapshotFilesRemoved} files removed): start → /ready 200`, ms(r.restart.rebuild.readyMs)],
       ['restart without snapshots: start → first correct query', ms(r.restart.rebuild.firstCorrectQueryMs)],
       ['restart → ready ÷ rebuild → ready', `${f(r.restart.readyToRebuildRatio * 100, 1)} %`],
+      ['restart: process start → /ready and every record in a graph (unindexed = 0)', ms(r.restart.searchableMs)],
+      ['restart without snapshots: start → every record in a graph', ms(r.restart.rebuild.searchableMs)],
+      ['restart → searchable ÷ rebuild → searchable (target ≤ 15 %)', `${f(r.restart.searchableToRebuildRatio * 100, 1)} %`],
       ['server RSS, empty index', mib(m.rssEmptyBytes)],
       ['server RSS after dense load', mib(m.rssAfterLoadBytes)],
       ['RSS growth per dense vector (raw float32: ' + m.rawFloat32BytesPerVector + ' B)', `${int(m.bytesPerVector)} B`],
@@ -173,6 +219,8 @@ export function stdoutTable(r: BenchResult): string {
     aligned(filterStrategyTable(r)),
     '',
     aligned(ingestTable(r)),
+    '',
+    aligned(importTable(r.bulkImport)),
     '',
     aligned(opsTable(r)),
     '',
@@ -234,6 +282,16 @@ Largest batches the limits allow (≤ 1000 vectors and ≤ 2,000,000 bytes per r
 first ~30 % of the records at concurrency 1, the rest at concurrency 4, into one index.
 
 ${markdown(ingestTable(r))}
+
+## Bulk import
+
+The same dense records written as Parquet in the layout \`conifer export\` writes (row
+groups of 10,000, files of up to 100,000 rows; writing is not measured), imported into a
+new index through \`POST /bulk/imports\` with a \`file://\` URI under
+\`CONIFER_IMPORT_ROOT\`, on the same server right after the phases above; the index is
+deleted afterwards.
+
+${markdown(importTable(r.bulkImport))}
 
 ## Other operations and server responsiveness
 

@@ -51,10 +51,20 @@ function get(url: string): Promise<number> {
   });
 }
 
-export async function startServer(dataDir: string, apiKey: string, timeoutMs = 120_000): Promise<ServerProcess> {
+/**
+ * `execArgv`: extra node flags for the server process (e.g. `--cpu-prof`, bench/fixed-cost.ts).
+ * `env`: more environment for the server (CONIFER_IMPORT_ROOT for the import phase).
+ */
+export async function startServer(
+  dataDir: string,
+  apiKey: string,
+  timeoutMs = 120_000,
+  execArgv: readonly string[] = [],
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
   installExitHandlers();
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [CLI, 'start'], {
+  const proc = spawn(process.execPath, [...execArgv, CLI, 'start'], {
     env: {
       ...process.env,
       CONIFER_HOST: '127.0.0.1',
@@ -62,6 +72,7 @@ export async function startServer(dataDir: string, apiKey: string, timeoutMs = 1
       CONIFER_DATA_DIR: dataDir,
       CONIFER_API_KEY: apiKey,
       CONIFER_LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

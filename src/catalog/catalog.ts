@@ -6,6 +6,7 @@ import { Collections } from './collections.js';
 import { Imports } from './imports.js';
 import { Indexes } from './indexes.js';
 import { Jobs } from './jobs.js';
+import { CatalogFreshness } from './lookup-cache.js';
 import { Projects } from './projects.js';
 
 export class Catalog {
@@ -15,10 +16,13 @@ export class Catalog {
   readonly collections: Collections;
   readonly backups: Backups;
   readonly imports: Imports;
+  /** Keeps the per-request lookup caches current; `revalidate()` once per request (src/server/auth.ts). */
+  readonly freshness: CatalogFreshness;
 
   private constructor(private readonly db: Db) {
-    this.projects = new Projects(db);
-    this.indexes = new Indexes(db);
+    this.freshness = new CatalogFreshness(db);
+    this.projects = new Projects(db, this.freshness);
+    this.indexes = new Indexes(db, this.freshness);
     this.jobs = new Jobs(db);
     this.collections = new Collections(db);
     this.backups = new Backups(db);

@@ -1,6 +1,7 @@
 // Index rows of the catalog. The spec is stored in its wire form (snake_case, exactly
 // one of `serverless` / `pod`), so what was accepted is what is described.
 import type { Db } from './database.js';
+import type { CatalogFreshness, LookupCache } from './lookup-cache.js';
 
 export type Metric = 'cosine' | 'euclidean' | 'dotproduct';
 export type VectorType = 'dense' | 'sparse';
@@ -137,8 +138,11 @@ export class Indexes {
   private readonly insertStmt;
   private readonly updateStmt;
   private readonly deleteStmt;
+  /** `<project id> <host id>` → index (the data plane's per-request lookup), see lookup-cache.ts; cleared by every write below. */
+  private readonly byHostCache: LookupCache<IndexRow>;
 
-  constructor(db: Db) {
+  constructor(db: Db, freshness: CatalogFreshness) {
+    this.byHostCache = freshness.cache<IndexRow>();
     this.byName = db.prepare<[string, string], SelectedRow>(`${SELECT} WHERE i.project_id = ? AND i.name = ?`);
     this.byHost = db.prepare<[string, string], SelectedRow>(`${SELECT} WHERE i.project_id = ? AND i.host_id = ?`);
     this.byId = db.prepare<[string], SelectedRow>(`${SELECT} WHERE i.id = ?`);
@@ -162,9 +166,12 @@ export class Indexes {
     return r && fromSql(r);
   }
 
+  /** The index a data-plane host names; the row is shared between requests (frozen). */
   getByHost(projectId: string, hostId: string): IndexRow | undefined {
-    const r = this.byHost.get(projectId, hostId);
-    return r && fromSql(r);
+    return this.byHostCache.get(`${projectId} ${hostId}`, () => {
+      const r = this.byHost.get(projectId, hostId);
+      return r && fromSql(r);
+    });
   }
 
   getById(id: string): IndexRow | undefined {
@@ -182,15 +189,18 @@ export class Indexes {
   }
 
   insert(index: IndexRow): void {
+    this.byHostCache.clear();
     this.insertStmt.run(toSql(index));
   }
 
   /** Writes the mutable fields: deletion protection, tags, spec and state. */
   update(index: IndexRow): void {
+    this.byHostCache.clear();
     this.updateStmt.run(toSql(index));
   }
 
   delete(id: string): void {
+    this.byHostCache.clear();
     this.deleteStmt.run(id);
   }
 }

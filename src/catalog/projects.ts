@@ -1,6 +1,7 @@
 // Projects and their API keys. A key belongs to exactly one project and sees only it.
 import type { Db } from './database.js';
 import { hashApiKey, newApiKeySecret, newId, nowIso } from './ids.js';
+import type { CatalogFreshness, LookupCache } from './lookup-cache.js';
 
 /** The project `conifer start` creates on first start; dev mode's keys all belong to it. */
 export const DEFAULT_PROJECT = 'default';
@@ -54,8 +55,14 @@ export class Projects {
   private readonly byKeyHash;
   private readonly byName;
   private readonly byId;
+  /** Key hash → its project (active keys only), see lookup-cache.ts; cleared by every write below. */
+  private readonly byKeyCache: LookupCache<Project>;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    freshness: CatalogFreshness,
+  ) {
+    this.byKeyCache = freshness.cache<Project>();
     this.byKeyHash = db.prepare<[string], ProjectRow>(
       `SELECT p.* FROM api_keys k JOIN projects p ON p.id = k.project_id
        WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
@@ -66,8 +73,11 @@ export class Projects {
 
   /** The project a key secret belongs to, or undefined for an unknown or revoked key. */
   authenticate(secret: string): Project | undefined {
-    const row = this.byKeyHash.get(hashApiKey(secret));
-    return row && toProject(row);
+    const hash = hashApiKey(secret);
+    return this.byKeyCache.get(hash, () => {
+      const row = this.byKeyHash.get(hash);
+      return row && toProject(row);
+    });
   }
 
   get(name: string): Project | undefined {
@@ -85,6 +95,7 @@ export class Projects {
   }
 
   create(name: string): Project {
+    this.byKeyCache.clear();
     const row: ProjectRow = { id: newId(), name, suspended: 0, created_at: nowIso() };
     this.db
       .prepare('INSERT INTO projects (id, name, suspended, created_at) VALUES (@id, @name, @suspended, @created_at)')
@@ -93,11 +104,13 @@ export class Projects {
   }
 
   setSuspended(id: string, suspended: boolean): void {
+    this.byKeyCache.clear();
     this.db.prepare('UPDATE projects SET suspended = ? WHERE id = ?').run(suspended ? 1 : 0, id);
   }
 
   /** Creates a key; the secret is returned here and never stored. */
   createKey(projectId: string, name: string, secret: string = newApiKeySecret()): { info: ApiKeyInfo; secret: string } {
+    this.byKeyCache.clear();
     const row: KeyRow & { key_hash: string } = {
       id: newId(),
       name,
@@ -124,6 +137,7 @@ export class Projects {
 
   /** Returns false when the project has no such key. */
   revokeKey(projectId: string, keyId: string): boolean {
+    this.byKeyCache.clear();
     const result = this.db
       .prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND project_id = ? AND revoked_at IS NULL')
       .run(nowIso(), keyId, projectId);

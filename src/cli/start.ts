@@ -91,7 +91,7 @@ async function serve(config: Config): Promise<void> {
   const collections = new CollectionService(config, catalog, copies, runner, log);
   const backups = new BackupService(config, catalog, indexes, copies, restorer, runner, log);
   const vectors = new VectorService(registry);
-  const importRunner = new ImportRunner(catalog, vectors, config.importRoot, log);
+  const importRunner = new ImportRunner(catalog, vectors, disk, config.importRoot, log);
   const imports = new ImportService(catalog, importRunner, config.importRoot);
   const indexGauges = new IndexGauges(catalog, registry, config.dataDir);
   const app = await buildApp(

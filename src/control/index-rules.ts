@@ -9,7 +9,7 @@ import type {
   ReadCapacity,
   VectorType,
 } from '../catalog/indexes.js';
-import { invalid, notFound, show } from '../errors.js';
+import { clip, invalid, notFound, show } from '../errors.js';
 import {
   DIMENSION_MAX,
   DIMENSION_MIN,
@@ -124,7 +124,7 @@ export function checkMetadataSchema(field: string, schema: MetadataSchema): Meta
 export function checkCloudRegion(config: Config, cloud: string, region: string): void {
   if (!config.serverlessRegions.some((r) => r.cloud === cloud && r.region === region)) {
     const known = config.serverlessRegions.map((r) => `${r.cloud} ${r.region}`).join(', ');
-    throw notFound(`Resource cloud: ${cloud} region: ${region} not found. Available: ${known}`);
+    throw notFound(`Resource cloud: ${clip(cloud)} region: ${clip(region)} not found. Available: ${known}`);
   }
 }
 

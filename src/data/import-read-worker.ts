@@ -9,6 +9,7 @@
 // after committing one, so memory stays bounded by a few batches and one row group.
 // 'failed' ends the stream (abort mode's first bad row, or an unreadable file).
 import { parentPort, workerData } from 'node:worker_threads';
+import type { ParquetRow } from 'hyparquet';
 import type { IndexRow } from '../catalog/indexes.js';
 import type { OnError } from '../catalog/imports.js';
 import type { StoredRecord } from '../engine/model.js';
@@ -16,6 +17,7 @@ import { ApiError } from '../errors.js';
 import { importRecord } from './import-record.js';
 import type { SourceFile } from './import-source.js';
 import { ParquetFile, ParquetFileError } from './parquet-file.js';
+import type { FloatLists } from './parquet-float-lists.js';
 
 export interface ReadJob {
   files: SourceFile[];
@@ -59,14 +61,31 @@ async function waitForCredit(): Promise<void> {
   credits--;
 }
 
-/** The buffers of a batch's typed arrays move to the main thread instead of being copied. */
+/**
+ * The buffers of a batch's typed arrays move to the main thread instead of being copied.
+ * Decoded values of a batch share one buffer (see withValues), listed once.
+ */
 function transferList(records: StoredRecord[]): ArrayBuffer[] {
-  const out: ArrayBuffer[] = [];
+  const out = new Set<ArrayBuffer>();
   for (const r of records) {
-    if (r.values) out.push(r.values.buffer as ArrayBuffer);
-    if (r.sparse) out.push(r.sparse.indices.buffer as ArrayBuffer, r.sparse.values.buffer as ArrayBuffer);
+    if (r.values) out.add(r.values.buffer as ArrayBuffer);
+    if (r.sparse) out.add(r.sparse.indices.buffer as ArrayBuffer).add(r.sparse.values.buffer as ArrayBuffer);
   }
-  return out;
+  return [...out];
+}
+
+/**
+ * Gives rows [first, first + rows.length) of a row group (numbered within the group) their
+ * decoded values: one copy of the batch's span of the group's Float32Array, and a view
+ * of it per row — so a batch's vectors are one buffer, and the group's array can go.
+ */
+function withValues(rows: ParquetRow[], lists: FloatLists, first: number): void {
+  const from = lists.offsets[first];
+  const batch = lists.values.slice(from, lists.offsets[first + rows.length]);
+  for (let i = 0; i < rows.length; i++) {
+    const r = first + i;
+    rows[i].values = lists.present[r] === 1 ? batch.subarray(lists.offsets[r] - from, lists.offsets[r + 1] - from) : null;
+  }
 }
 
 async function read(): Promise<void> {
@@ -75,12 +94,18 @@ async function read(): Promise<void> {
     const firstRow = fileIndex === job.fileIndex ? job.rowInFile : 0;
     const pf = await ParquetFile.open(source.file, source.name, job.index.vectorType === 'dense');
     try {
-      const groups = pf.rowGroups().filter((g) => g.end > firstRow);
+      const groups = pf.rowGroups();
+      const lastGroup = groups.length - 1;
       for (let g = 0; g < groups.length; g++) {
+        if (groups[g].end <= firstRow) continue;
         const from = Math.max(groups[g].start, firstRow);
-        const rows = await pf.readRows(from, groups[g].end, source.name);
+        // The values column through the dedicated decoder when it applies; hyparquet reads the rest.
+        const lists = await pf.readValueLists(g);
+        const columns = lists ? pf.columns.filter((c) => c !== 'values') : pf.columns;
+        const rows = await pf.readRows(from, groups[g].end, source.name, columns);
         for (let offset = 0; offset < rows.length; offset += job.batchRows) {
           const slice = rows.slice(offset, offset + job.batchRows);
+          if (lists) withValues(slice, lists, from - groups[g].start + offset);
           const records: StoredRecord[] = [];
           let failed = 0;
           for (let i = 0; i < slice.length; i++) {
@@ -93,7 +118,7 @@ async function read(): Promise<void> {
             }
           }
           const end = from + offset + slice.length;
-          const last = g === groups.length - 1 && offset + job.batchRows >= rows.length;
+          const last = g === lastGroup && offset + job.batchRows >= rows.length;
           await waitForCredit();
           const event: ReadEvent = {
             type: 'batch',

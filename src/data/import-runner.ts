@@ -15,17 +15,22 @@
 // - Stopping (shutdown) and cancelling happen between batches, never inside one.
 // - A resumed import whose source files changed (names, sizes, modification times)
 //   fails rather than mixing two versions of the data.
+// - A full disk fails the import at a batch boundary (committed batches stay) with an
+//   error saying so: each batch is refused below CONIFER_MIN_FREE_BYTES as an upsert is,
+//   and a write that still runs out of space rolls back and is reported the same way.
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Catalog } from '../catalog/catalog.js';
+import type { DiskSpace } from '../catalog/disk-space.js';
 import { FINISHED, type ImportRow } from '../catalog/imports.js';
 import type { IndexRow } from '../catalog/indexes.js';
-import { ApiError } from '../errors.js';
+import { ApiError, isStorageFull } from '../errors.js';
 import { ImportReader, ReaderFailed } from './import-reader.js';
 import { listSourceFiles, type SourceFile } from './import-source.js';
 import { ParquetFile, ParquetFileError } from './parquet-file.js';
 import type { VectorService } from './vector-service.js';
+import type { StoredRecord } from '../engine/model.js';
 
 /** Records per write transaction: large enough to amortise the commit, small enough to keep queries flowing. */
 export const BATCH_ROWS = 5000;
@@ -59,6 +64,7 @@ export class ImportRunner {
   constructor(
     private readonly catalog: Catalog,
     private readonly vectors: VectorService,
+    private readonly disk: DiskSpace,
     private readonly importRoot: string | undefined,
     private readonly log: ImportLog,
   ) {}
@@ -103,8 +109,24 @@ export class ImportRunner {
           if (this.stopped) return;
           continue;
         }
-        if (!isReported(err)) this.log.error({ err, importId: job.id }, 'bulk import failed');
-        this.fail(job, isReported(err) ? err.message : 'internal error (see the server log)');
+        let message: string;
+        if (isStorageFull(err)) {
+          this.disk.noteFull(); // releases the disk reserve, so the catalog can record the failure
+          message = DISK_FULL;
+        } else if (isReported(err)) {
+          message = err.message;
+        } else {
+          this.log.error({ err, importId: job.id }, 'bulk import failed');
+          message = 'internal error (see the server log)';
+        }
+        try {
+          this.fail(job, message);
+        } catch (failErr) {
+          // Not even the catalog could be written: the job stays unfinished and runs
+          // again (resumes) at the next start, which is safe; stop trying until then.
+          this.log.error({ err: failErr, importId: job.id }, 'could not record the failure of a bulk import');
+          return;
+        }
       }
     }
   }
@@ -165,7 +187,10 @@ export class ImportRunner {
         const batch = await reader.next();
         if (batch === null) break;
         this.checkContinue(job, index);
-        if (batch.records.length > 0) this.vectors.upsertRecords(index, batch.ns, batch.records);
+        if (batch.records.length > 0) {
+          this.disk.requireSpace('a bulk import batch', estimatedBytes(batch.records));
+          this.vectors.upsertRecords(index, batch.ns, batch.records);
+        }
         progress.rowsDone += batch.rows;
         progress.recordsImported += batch.records.length;
         progress.recordsFailed += batch.failed;
@@ -201,6 +226,17 @@ export class ImportRunner {
     if (!row) throw new Error(`import ${job.id} vanished from the catalog`);
     return row;
   }
+}
+
+const DISK_FULL =
+  "the disk is full: the data directory's volume has no space left, so the import stopped at a batch boundary " +
+  '(the batch being written was not stored). Free space or delete data, then start the import again';
+
+/** About what a batch adds to storage, for the free-space check (values, ids, metadata, row overhead). */
+function estimatedBytes(records: StoredRecord[]): number {
+  let bytes = 0;
+  for (const r of records) bytes += (r.values?.byteLength ?? 0) + (r.sparse ? r.sparse.indices.byteLength * 2 : 0) + r.id.length + 256;
+  return bytes;
 }
 
 function fingerprintOf(files: SourceFile[]): string {

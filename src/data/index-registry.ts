@@ -9,6 +9,7 @@ import { indexDir } from '../catalog/paths.js';
 import type { IndexStorage, LoadState } from '../control/index-service.js';
 import type { EngineClient } from '../engine/engine-client.js';
 import type { IndexShape } from '../engine/model.js';
+import { filterableFields } from './filterable-fields.js';
 import { RecordStore } from '../engine/store/record-store.js';
 import { isStorageFull, unavailable } from '../errors.js';
 import { isCopyActive } from './snapshot-copy.js';
@@ -33,10 +34,12 @@ export interface RegistryLog {
   error(obj: object, msg: string): void;
 }
 
-export const shapeOf = (index: IndexRow): IndexShape => ({
-  dimension: index.dimension ?? 0,
-  metric: index.metric,
-});
+export const shapeOf = (index: IndexRow): IndexShape => {
+  const filterable = filterableFields(index);
+  const shape: IndexShape = { dimension: index.dimension ?? 0, metric: index.metric };
+  if (filterable) shape.filterable = filterable;
+  return shape;
+};
 
 export class IndexRegistry implements IndexStorage {
   private readonly open = new Map<string, OpenIndex>();

@@ -10,6 +10,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { parquetMetadataAsync, parquetRead, parquetSchema } from 'hyparquet';
 import type { AsyncBuffer, FileMetaData, ParquetRow, SchemaTree } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
+import { decodeFloatLists, floatListShape, type FloatLists } from './parquet-float-lists.js';
 
 /** A file that cannot be imported at all (not Parquet, truncated, wrong columns). */
 export class ParquetFileError extends Error {}
@@ -22,6 +23,8 @@ export class ParquetFile {
     readonly metadata: FileMetaData,
     /** The import columns this file has. */
     readonly columns: string[],
+    /** The `values` column's shape when the dedicated decoder can read it (parquet-float-lists.ts). */
+    private readonly valuesShape: { listDefined: number } | undefined,
   ) {}
 
   /** Opens a file and checks its footer and columns; `name` is used in messages. */
@@ -37,8 +40,9 @@ export class ParquetFile {
           `${name}: not a readable Parquet file (truncated or another format): ${err instanceof Error ? err.message : String(err)}`,
         );
       }
-      const columns = checkColumns(parquetSchema(metadata), name, needsValues);
-      return new ParquetFile(handle, metadata, columns);
+      const schema = parquetSchema(metadata);
+      const columns = checkColumns(schema, name, needsValues);
+      return new ParquetFile(handle, metadata, columns, fastValuesShape(schema));
     } catch (err) {
       await handle.close();
       throw err;
@@ -61,15 +65,39 @@ export class ParquetFile {
     return out;
   }
 
-  /** Rows [start, end) as objects keyed by the import columns. */
-  async readRows(start: number, end: number, name: string): Promise<ParquetRow[]> {
+  /**
+   * Row group `group`'s `values` column through the dedicated decoder, or undefined when
+   * the decoder does not apply to it (then readRows must include `values`). A chunk the
+   * decoder rejects for any reason — an encoding it does not know, or corrupt bytes — is
+   * left to hyparquet, which reads every valid file and names the fault in corrupt ones.
+   */
+  async readValueLists(group: number): Promise<FloatLists | undefined> {
+    if (!this.valuesShape) return undefined;
+    const rowGroup = this.metadata.row_groups[group];
+    const chunk = rowGroup.columns.find((c) => c.meta_data?.path_in_schema.length === 3 && c.meta_data.path_in_schema[0] === 'values');
+    const meta = chunk?.meta_data;
+    if (!meta) return undefined;
+    const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
+    const length = Number(meta.total_compressed_size);
+    const { size } = await this.handle.stat();
+    if (!(start >= 0 && length > 0 && start + length <= size)) return undefined;
+    const bytes = new Uint8Array(await rangeReader(this.handle, size).slice(start, start + length));
+    try {
+      return decodeFloatLists(bytes, meta, Number(rowGroup.num_rows), this.valuesShape.listDefined);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Rows [start, end) as objects keyed by `columns` (default: every import column). */
+  async readRows(start: number, end: number, name: string, columns: string[] = this.columns): Promise<ParquetRow[]> {
     const { size } = await this.handle.stat();
     let rows: ParquetRow[] = [];
     try {
       await parquetRead({
         file: rangeReader(this.handle, size),
         metadata: this.metadata,
-        columns: this.columns,
+        columns,
         rowStart: start,
         rowEnd: end,
         rowFormat: 'object',
@@ -107,6 +135,16 @@ function rangeReader(handle: FileHandle, size: number): AsyncBuffer {
       return buffer;
     },
   };
+}
+
+function fastValuesShape(schema: SchemaTree): { listDefined: number } | undefined {
+  const values = schema.children.find((c) => c.element.name === 'values');
+  if (!values) return undefined;
+  try {
+    return floatListShape(values);
+  } catch {
+    return undefined;
+  }
 }
 
 const FLOATS = new Set(['FLOAT', 'DOUBLE']);

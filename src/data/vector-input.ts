@@ -83,16 +83,10 @@ export function vectorId(v: unknown, field: string): string {
  */
 export function denseValues(v: unknown, field: string, index: IndexRow): Float32Array | undefined {
   if (v === undefined || v === null) return undefined;
+  if (v instanceof Float32Array) return checkedFloat32(v, field, index);
   if (!Array.isArray(v)) throw invalid(`${field} must be an array of numbers, got ${typeName(v)}`);
   if (v.length === 0) return undefined;
-  if (index.vectorType === 'sparse') {
-    throw invalid(`${field} must be empty or absent: index ${index.name} is sparse (send sparseValues)`);
-  }
-  if (v.length !== index.dimension) {
-    throw invalid(
-      `${field}: vector dimension ${v.length} does not match the dimension of the index ${index.dimension}`,
-    );
-  }
+  checkDenseShape(v.length, field, index);
   const out = new Float32Array(v.length);
   let nonZero = false;
   for (let i = 0; i < v.length; i++) {
@@ -107,6 +101,34 @@ export function denseValues(v: unknown, field: string, index: IndexRow): Float32
     throw invalid(`${field} contains only zeros, which has no direction under the cosine metric`);
   }
   return out;
+}
+
+function checkDenseShape(length: number, field: string, index: IndexRow): void {
+  if (index.vectorType === 'sparse') {
+    throw invalid(`${field} must be empty or absent: index ${index.name} is sparse (send sparseValues)`);
+  }
+  if (length !== index.dimension) {
+    throw invalid(`${field}: vector dimension ${length} does not match the dimension of the index ${index.dimension}`);
+  }
+}
+
+/**
+ * The same rules for values that are already float32 (a bulk import's decoded Parquet
+ * column, import-read-worker.ts): no copy, only the checks a float32 can fail.
+ */
+function checkedFloat32(v: Float32Array, field: string, index: IndexRow): Float32Array | undefined {
+  if (v.length === 0) return undefined;
+  checkDenseShape(v.length, field, index);
+  let nonZero = false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!Number.isFinite(x)) throw invalid(`${field}[${i}] must be a number that is finite as float32, got ${show(x)}`);
+    if (x !== 0) nonZero = true;
+  }
+  if (!nonZero && index.metric === 'cosine') {
+    throw invalid(`${field} contains only zeros, which has no direction under the cosine metric`);
+  }
+  return v;
 }
 
 export function sparseValues(v: unknown, field: string): SparseValues | undefined {

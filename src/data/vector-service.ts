@@ -3,7 +3,7 @@
 // answer — so the next read sees them (decision 9). Reads that
 // need search go to the engine worker; reads by id or key go to the store directly.
 import { isPodSpec, type IndexRow } from '../catalog/indexes.js';
-import { compileFilter, FilterError, isEmptyFilter, parseFilterNode, type FilterNode, type Predicate } from '../engine/filter.js';
+import { compileFilter, FilterError, isEmptyFilter, parseFilterNode, type FilterNode } from '../engine/filter.js';
 import type { StoredRecord } from '../engine/model.js';
 import type { EngineMatch } from '../engine/protocol.js';
 import type { RecordStore } from '../engine/store/record-store.js';
@@ -20,6 +20,7 @@ import {
   TOP_K_MAX,
 } from '../limits.js';
 import type { IndexRegistry } from './index-registry.js';
+import { checkFilterable } from './filterable-fields.js';
 import { WritePath } from './write-path.js';
 import { decodePageToken, encodePageToken, scopeHash } from './page-token.js';
 import {
@@ -48,22 +49,10 @@ export function filterNodeOf(raw: unknown, field = 'filter'): FilterNode | undef
   }
 }
 
-/** A filter as a predicate for scans on this thread; undefined for "no filter". */
-export function filterOf(raw: unknown, field = 'filter'): Predicate | undefined {
-  const node = filterNodeOf(raw, field);
-  return node === undefined ? undefined : compileFilter(node);
-}
-
 function requireFilterNode(raw: unknown, field = 'filter'): FilterNode {
   const node = filterNodeOf(raw, field);
   if (!node) throw invalid(`${field} must be a non-empty filter object`);
   return node;
-}
-
-function requireFilter(raw: unknown, field = 'filter'): Predicate {
-  const predicate = filterOf(raw, field);
-  if (!predicate) throw invalid(`${field} must be a non-empty filter object`);
-  return predicate;
 }
 
 export interface QueryResult {
@@ -83,6 +72,21 @@ export class VectorService {
     this.writes = new WritePath(registry);
   }
 
+  /**
+   * The index's log sequence number now: the seq of its last committed change (0 when
+   * none). Sequence numbers are per index, never reused and only grow (DESIGN.md
+   * "Storage"). Because every write on this thread commits and posts its changes to the
+   * engine before returning, and the engine applies posted messages in order:
+   * - read right after a write returns, it is that write's LSN (nothing can interleave);
+   * - read right before a read (a store read, or a query posted to the engine), the read
+   *   sees every change up to it — the freshness headers' promise (src/server/routes/
+   *   data-plane.ts). If writes ever leave this thread (issue 15), this must become the
+   *   seq the write's commit returned and the seq the engine held when it answered.
+   */
+  lsn(index: IndexRow): number {
+    return this.registry.store(index).snapshotSeq();
+  }
+
   upsert(index: IndexRow, body: unknown): number {
     const { namespace: ns, records } = upsertInput(body, index);
     return this.upsertRecords(index, ns, records);
@@ -99,7 +103,7 @@ export class VectorService {
   }
 
   /** By id: `{}`; by filter: the number of matching records. Unknown ids are a no-op. */
-  update(index: IndexRow, body: unknown): { matchedRecords?: number } {
+  async update(index: IndexRow, body: unknown): Promise<{ matchedRecords?: number }> {
     const obj = requireObject(body, 'request body');
     const ns = namespaceOf(obj.namespace);
     const setMetadata = metadataOf(obj.setMetadata, 'setMetadata');
@@ -109,10 +113,16 @@ export class VectorService {
       if (obj.values !== undefined || rawSparse !== undefined) {
         throw invalid('an update by filter changes metadata only: values and sparseValues are not allowed');
       }
-      const predicate = requireFilter(obj.filter);
+      const node = requireFilterNode(obj.filter);
+      checkFilterable(index, node);
       const dryRun = optionalBoolean(obj.dryRun, 'dryRun', false);
       if (!setMetadata && !dryRun) throw invalid('setMetadata is required for an update by filter');
-      return { matchedRecords: this.writes.updateMetadataWhere(index, ns, predicate, setMetadata ?? {}, dryRun) };
+      // The engine's columns name the matches; the store checks each again when it writes
+      // (a write that landed meanwhile may have changed it).
+      const candidates = await this.registry.engine.ids(index.id, ns, node);
+      return {
+        matchedRecords: this.writes.updateMetadataWhere(index, ns, compileFilter(node), setMetadata ?? {}, dryRun, candidates),
+      };
     }
     const id = vectorId(obj.id, 'id');
     const values = denseValues(obj.values, 'values', index);
@@ -125,7 +135,7 @@ export class VectorService {
     return {};
   }
 
-  delete(index: IndexRow, body: unknown): void {
+  async delete(index: IndexRow, body: unknown): Promise<void> {
     const obj = requireObject(body, 'request body');
     const ns = namespaceOf(obj.namespace);
     const deleteAll = optionalBoolean(obj.deleteAll, 'deleteAll', false);
@@ -138,7 +148,10 @@ export class VectorService {
       return;
     }
     if (obj.filter !== undefined) {
-      this.writes.deleteWhere(index, ns, requireFilter(obj.filter));
+      const node = requireFilterNode(obj.filter);
+      checkFilterable(index, node);
+      const candidates = await this.registry.engine.ids(index.id, ns, node);
+      this.writes.deleteWhere(index, ns, compileFilter(node), candidates);
       return;
     }
     const ids = idList(obj.ids, 'ids', DELETE_MAX_IDS);
@@ -151,38 +164,42 @@ export class VectorService {
     return { namespace, records: this.registry.store(index).fetch(namespace, ids) };
   }
 
-  /** `filterRequired`: API 2026-07 requires a non-empty filter; earlier versions match all without one. */
-  fetchByMetadata(
+  /**
+   * `filterRequired`: API 2026-07 requires a non-empty filter; earlier versions match all
+   * without one. The engine's columns pick the page's ids (in id order, so the page token
+   * is the last id); the records are then read from the store by id, and a record whose
+   * metadata changed since no longer matching is left out.
+   */
+  async fetchByMetadata(
     index: IndexRow,
     body: unknown,
     filterRequired: boolean,
-  ): { namespace: string; page: Page<StoredRecord> } {
+  ): Promise<{ namespace: string; page: Page<StoredRecord> }> {
     const obj = requireObject(body, 'request body');
     const namespace = namespaceOf(obj.namespace);
-    const predicate = filterRequired ? requireFilter(obj.filter) : (filterOf(obj.filter) ?? (() => true));
+    const node = filterRequired ? requireFilterNode(obj.filter) : filterNodeOf(obj.filter);
+    checkFilterable(index, node);
     const limit =
       obj.limit === undefined
         ? FETCH_BY_METADATA_LIMIT_DEFAULT
         : integerIn(obj.limit, 'limit', 1, FETCH_BY_METADATA_LIMIT_MAX);
     const scope = scopeHash('fetch_by_metadata', index.id, namespace, obj.filter ?? null);
     const token = optionalString(obj.paginationToken, 'paginationToken');
-    let after = token === undefined || token === '' ? undefined : decodePageToken(token, scope);
+    const after = token === undefined || token === '' ? undefined : decodePageToken(token, scope);
     const store = this.registry.store(index);
-    const items: StoredRecord[] = [];
-    // Scan in id order until the page is full; one more match means another page.
-    const chunk = Math.max(limit, 1000);
-    for (;;) {
-      const rows = store.scan(namespace, after, chunk);
-      for (const r of rows) {
-        if (!predicate(r.metadata)) continue;
-        if (items.length === limit) {
-          return { namespace, page: { items, next: encodePageToken(items[items.length - 1].id, scope) } };
-        }
-        items.push(r);
-      }
-      if (rows.length < chunk) return { namespace, page: { items } };
-      after = rows[rows.length - 1].id;
+    // One more than the page: its presence means another page.
+    if (node === undefined) {
+      // No filter (before 2026-07): the store's id-ordered scan is the page.
+      const rows = store.scan(namespace, after, limit + 1);
+      const items = rows.slice(0, limit);
+      return { namespace, page: { items, next: rows.length > limit ? encodePageToken(items[limit - 1].id, scope) : undefined } };
     }
+    const ids = await this.registry.engine.ids(index.id, namespace, node, { after, limit: limit + 1 });
+    const more = ids.length > limit;
+    const predicate = compileFilter(node);
+    const items = store.fetch(namespace, ids.slice(0, limit)).filter((r) => predicate(r.metadata));
+    const next = more ? encodePageToken(ids[limit - 1], scope) : undefined;
+    return { namespace, page: { items, next } };
   }
 
   list(index: IndexRow, query: Record<string, unknown>): { namespace: string; page: Page<string> } {
@@ -206,6 +223,7 @@ export class VectorService {
     const includeValues = optionalBoolean(obj.includeValues, 'includeValues', false);
     const includeMetadata = optionalBoolean(obj.includeMetadata, 'includeMetadata', false);
     const filter = filterNodeOf(obj.filter);
+    checkFilterable(index, filter);
     const maxCandidates = obj.maxCandidates === undefined ? undefined : integerIn(obj.maxCandidates, 'maxCandidates', topK, MAX_CANDIDATES_MAX);
     const [rawSparse, sparseName] = sparseField(obj, 'sparseVector', 'sparse_vector');
     const hasVector = obj.vector !== undefined && !(Array.isArray(obj.vector) && obj.vector.length === 0);
@@ -247,7 +265,25 @@ export class VectorService {
       includeValues,
       includeMetadata,
     });
+    if (includeMetadata) this.addMetadata(index, namespace, matches);
     return { namespace, matches };
+  }
+
+  /**
+   * The engine keeps metadata only as filter columns, so the hits' metadata is read here
+   * from the record store, by id, for the k hits only. It is read when the answer is
+   * built: a write acknowledged while the query was in the worker may show in it, and a
+   * hit deleted meanwhile is answered without metadata.
+   */
+  private addMetadata(index: IndexRow, namespace: string, matches: EngineMatch[]): void {
+    const stored = new Map<string, StoredRecord>();
+    for (const r of this.registry.store(index).fetch(namespace, matches.map((m) => m.id))) stored.set(r.id, r);
+    for (const m of matches) {
+      const metadata = stored.get(m.id)?.metadata;
+      if (!metadata) continue;
+      m.record ??= { id: m.id };
+      m.record.metadata = metadata;
+    }
   }
 
   async stats(index: IndexRow, body: unknown): Promise<{ counts: Map<string, number>; total: number }> {
@@ -261,6 +297,7 @@ export class VectorService {
         throw invalid('filter is not supported by describe_index_stats on serverless indexes (pod indexes only)');
       }
       const filter = requireFilterNode(obj.filter);
+      checkFilterable(index, filter);
       const matching = await this.registry.engine.count(index.id, filter);
       counts.clear();
       for (const [ns, n] of Object.entries(matching)) if (n > 0) counts.set(ns, n);

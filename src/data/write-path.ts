@@ -32,11 +32,21 @@ export class WritePath {
     return found;
   }
 
-  /** The number of matching records (all changed unless `dryRun`). */
-  updateMetadataWhere(index: IndexRow, ns: string, predicate: Predicate, setMetadata: Metadata, dryRun: boolean): number {
+  /**
+   * The number of matching records (all changed unless `dryRun`). `candidates`: the ids
+   * the engine found matching; the store checks each again and examines no other.
+   */
+  updateMetadataWhere(
+    index: IndexRow,
+    ns: string,
+    predicate: Predicate,
+    setMetadata: Metadata,
+    dryRun: boolean,
+    candidates: readonly string[],
+  ): number {
     let matched = 0;
     this.commit(index, (store) => {
-      const result = store.updateMetadataWhere(ns, predicate, setMetadata, dryRun);
+      const result = store.updateMetadataWhere(ns, predicate, setMetadata, dryRun, candidates);
       matched = result.matched;
       return result.changes;
     });
@@ -47,8 +57,9 @@ export class WritePath {
     this.commit(index, (store) => store.deleteIds(ns, ids));
   }
 
-  deleteWhere(index: IndexRow, ns: string, predicate: Predicate): void {
-    this.commit(index, (store) => store.deleteWhere(ns, predicate));
+  /** Deletes the `candidates` (the engine's matches) that still match `predicate`. */
+  deleteWhere(index: IndexRow, ns: string, predicate: Predicate, candidates: readonly string[]): void {
+    this.commit(index, (store) => store.deleteWhere(ns, predicate, candidates));
   }
 
   /** Hides the namespace at once and frees its rows in the background; false when it does not exist. */

@@ -100,6 +100,11 @@ export class EngineClient {
     return this.call({ op: 'count', indexId, filter }, (r) => (r.op === 'count' ? r.result : undefined));
   }
 
+  /** Ids matching `filter` in a namespace (protocol.ts `ids`). */
+  ids(indexId: string, namespace: string, filter: FilterNode | undefined, page?: { after?: string; limit: number }): Promise<string[]> {
+    return this.call({ op: 'ids', indexId, namespace, filter, page }, (r) => (r.op === 'ids' ? r.result : undefined));
+  }
+
   /** False while the worker restarts or any index is still loading (GET /ready). */
   get searchable(): boolean {
     if (this.down) return false;

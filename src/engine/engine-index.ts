@@ -4,7 +4,7 @@
 // a snapshot) at seq S can have any changes replayed over it, including ones it already
 // holds: an upsert or delete older than what is held is skipped, and a namespace drop
 // removes only records older than the drop.
-import { compileFilter, type FilterNode } from './filter.js';
+import type { FilterNode } from './filter.js';
 import type { Change, IndexShape, StoredRecord } from './model.js';
 import type { HnswGraph } from './graph/hnsw-graph.js';
 import type { EngineMatch, EngineQuery } from './protocol.js';
@@ -78,19 +78,16 @@ export class EngineIndex {
   query(q: EngineQuery): EngineMatch[] {
     const set = this.namespaces.get(q.namespace);
     if (!set) return [];
-    const predicate = q.filter === undefined ? undefined : compileFilter(q.filter);
     const ef = Math.max(this.options.defaultEf, q.maxCandidates ?? 0);
-    const hits = set.search({ dense: q.dense, sparse: q.sparse, topK: q.topK, predicate, ef });
+    const hits = set.search({ dense: q.dense, sparse: q.sparse, topK: q.topK, filter: q.filter, ef });
+    // Metadata is not held here (it lives in columns): the caller adds it from the record store.
     return hits.map((h) => {
       const match: EngineMatch = { id: h.id, score: h.score };
-      if (q.includeValues || q.includeMetadata) {
+      if (q.includeValues) {
         const full = set.record(h.slot);
         const record: StoredRecord = { id: h.id };
-        if (q.includeValues) {
-          if (full.values) record.values = full.values;
-          if (full.sparse) record.sparse = full.sparse;
-        }
-        if (q.includeMetadata && full.metadata) record.metadata = full.metadata;
+        if (full.values) record.values = full.values;
+        if (full.sparse) record.sparse = full.sparse;
         match.record = record;
       }
       return match;
@@ -98,10 +95,14 @@ export class EngineIndex {
   }
 
   count(filter: FilterNode): Record<string, number> {
-    const predicate = compileFilter(filter);
     const out: Record<string, number> = {};
-    for (const [ns, set] of this.namespaces) out[ns] = set.count(predicate);
+    for (const [ns, set] of this.namespaces) out[ns] = set.count(filter);
     return out;
+  }
+
+  /** Ids of the namespace's records matching `filter` (all without one), unordered. */
+  matchingIds(ns: string, filter: FilterNode | undefined): string[] {
+    return this.namespaces.get(ns)?.matchingIds(filter) ?? [];
   }
 
   /** Records searched exactly because they are not yet in a graph. */
@@ -126,7 +127,7 @@ export class EngineIndex {
   }
 
   private createNamespace(ns: string): VectorSet {
-    const set = new VectorSet(this.shape.dimension, this.shape.metric, this.options, this.events);
+    const set = new VectorSet(this.shape.dimension, this.shape.metric, this.options, this.events, this.shape.filterable);
     this.namespaces.set(ns, set);
     return set;
   }

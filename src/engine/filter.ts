@@ -306,6 +306,13 @@ function makeOr(children: readonly FilterNode[]): FilterNode {
 
 const matchAll: Predicate = () => true;
 
+/** The metadata field names a filter reads. */
+export function filterFields(node: FilterNode, out: Set<string> = new Set()): Set<string> {
+  if (node.kind === 'and' || node.kind === 'or') for (const child of node.children) filterFields(child, out);
+  else if (node.kind !== 'all') out.add(node.field);
+  return out;
+}
+
 /** Compiles an AST (from parseFilterNode, or built by hand to the same rules) to a predicate. */
 export function compileFilter(node: FilterNode): Predicate {
   switch (node.kind) {

@@ -8,6 +8,11 @@ export interface IndexShape {
   /** 0 for sparse-only indexes. */
   dimension: number;
   metric: Metric;
+  /**
+   * The metadata fields that get filter columns (pod `metadata_config.indexed`,
+   * serverless `schema.fields.*.filterable`); absent: every field.
+   */
+  filterable?: readonly string[];
 }
 
 export type MetadataValue = string | number | boolean | string[];

@@ -33,6 +33,16 @@ export interface EngineCalls {
   query: { args: { indexId: string; query: EngineQuery }; result: EngineMatch[] };
   /** Records per namespace matching a filter (stats of pod indexes). */
   count: { args: { indexId: string; filter: FilterNode }; result: Record<string, number> };
+  /**
+   * Ids of the namespace's records matching a filter (every record without one), from
+   * the metadata columns: fetch_by_metadata and update/delete by filter use it instead of
+   * scanning the store. With `page`: the first `limit` after `after` in the store's id
+   * order (byte order); without: all of them, unordered.
+   */
+  ids: {
+    args: { indexId: string; namespace: string; filter?: FilterNode; page?: { after?: string; limit: number } };
+    result: string[];
+  };
   /** Write a snapshot of every index changed since its last one (clean shutdown). */
   flush: { args: { reason: 'shutdown' }; result: null };
 }

@@ -2,9 +2,13 @@
 // stable labels for ids (vectors/labels.ts), the vector arena (vectors/arena.ts), exact
 // scoring and top-k (vectors/exact-scan.ts), and — once the namespace is large enough —
 // an HNSW graph (graph/hnsw-graph.ts) with the records not yet in it searched exactly
-// beside it (the tail). Per label it also keeps the record's seq and metadata (filters
-// and includeMetadata read them here); sparse values and their inverted index live in
-// sparse/ (sparse-only search, and the sparse half of hybrid candidates).
+// beside it (the tail). Per label it also keeps the record's seq; sparse values and
+// their inverted index live in sparse/ (sparse-only search, and the sparse half of hybrid
+// candidates); metadata lives in columns (metadata/metadata-columns.ts): filters
+// evaluate there to a bitmap of matching labels, so the planner (planner/plan.ts) knows
+// the exact match count before it chooses how to search. The worker holds no metadata
+// objects: includeMetadata reads the hits' metadata from the record store on the main
+// thread.
 //
 // Invariants
 // - A write is visible to the next search: a new or changed vector is in the tail until
@@ -15,11 +19,15 @@
 // - When more than REBUILD_DELETED_FRACTION of a graph's nodes are deleted, a fresh graph
 //   is built in the background from the live records and swapped in when complete;
 //   until then the old graph keeps answering.
-import type { Predicate } from './filter.js';
+// - The columns hold exactly the live labels: a label's fields are replaced on upsert and
+//   cleared on remove, so a filter never matches a deleted or outdated record.
+import type { FilterNode } from './filter.js';
 import { GraphError, HnswGraph } from './graph/hnsw-graph.js';
 import type { NamespaceToWrite } from './snapshot/snapshot-files.js';
-import type { Metadata, Metric, SparseValues, StoredRecord } from './model.js';
-import { choosePlan } from './planner/plan.js';
+import type { Metric, SparseValues, StoredRecord } from './model.js';
+import { Bitmap } from './metadata/bitmap.js';
+import { MetadataColumns } from './metadata/metadata-columns.js';
+import { choosePlan, type Plan } from './planner/plan.js';
 import { hybridCandidates } from './sparse/hybrid.js';
 import { prepareSparse, SparseIndex } from './sparse/sparse-index.js';
 import { VectorArena } from './vectors/arena.js';
@@ -30,13 +38,24 @@ export interface SearchQuery {
   dense?: Float32Array;
   sparse?: SparseValues;
   topK: number;
-  predicate?: Predicate;
+  /** Parsed once on the main thread; evaluated here on the metadata columns. */
+  filter?: FilterNode;
   /** Candidates the graph walk keeps (hnswlib's ef); raised to topK. */
   ef?: number;
   /** Force an exact scan (tests, diagnosis). */
   exact?: boolean;
   /** Hybrid candidates per side as a multiple of topK (bench measurement; default sparse/hybrid.ts). */
   hybridMultiple?: number;
+  /** Filled in when given: what the planner chose (tests, diagnosis). */
+  trace?: SearchTrace;
+}
+
+export interface SearchTrace {
+  plan?: Plan | 'sparse';
+  /** Records matching the filter (undefined without one). */
+  matches?: number;
+  /** The graph answered short and the query was rerun exactly. */
+  rerunExact?: boolean;
 }
 
 export interface Hit {
@@ -51,12 +70,23 @@ export interface GraphOptions {
   graphMinRecords: number;
   /** The graph walk's ef when a query does not ask for more. */
   defaultEf: number;
+  /**
+   * A filtered query scans its matches exactly while they number fewer than
+   * filteredExactFactor·√(ef·N) (see planner/plan.ts); 0 sends every filtered query with
+   * more than topK matches to the graph (tests). Default FILTERED_EXACT_FACTOR.
+   */
+  filteredExactFactor?: number;
 }
 
 // graphMinRecords: below it an exact scan costs at most ~2 ms at 384-d, and a graph's
 // fixed ~2.5 MiB would cost more than the vectors themselves. defaultEf: see README
 // "Search engine" for the recall it gives.
 export const DEFAULT_GRAPH_OPTIONS: GraphOptions = { graphMinRecords: 5000, defaultEf: 100 };
+
+// Re-measured in process (bench/filter-crossover.ts, clustered data, ef 100): the walk
+// overtook the scan of the matches at ~1.4·√(ef·N) at 100k × 384 and ~2.1·√(ef·N) at
+// 20k × 128 (the issue's first figure was 2.5 at ef 64). README "Filtered search".
+export const FILTERED_EXACT_FACTOR = 1.5;
 
 const REBUILD_DELETED_FRACTION = 0.2;
 
@@ -71,7 +101,7 @@ export class VectorSet {
   private readonly seqs: number[] = [];
   /** Sparse values and their inverted index (sparse/). */
   private readonly sparse = new SparseIndex();
-  private readonly metadata: (Metadata | undefined)[] = [];
+  private readonly columns: MetadataColumns;
   private graph: HnswGraph | undefined;
   private rebuild: HnswGraph | undefined;
   /** Set after a native failure: the namespace stays exact until the engine restarts. */
@@ -84,12 +114,20 @@ export class VectorSet {
     private readonly metric: Metric,
     private readonly options: GraphOptions = DEFAULT_GRAPH_OPTIONS,
     private readonly events?: VectorSetEvents,
+    /** The metadata fields that get filter columns (IndexShape.filterable); absent: all. */
+    filterable?: readonly string[],
   ) {
     this.arena = new VectorArena(dim);
+    this.columns = new MetadataColumns(undefined, filterable && new Set(filterable));
   }
 
   get size(): number {
     return this.labels.size;
+  }
+
+  /** Bytes the vector arena holds (bench/engine-memory.ts's breakdown). */
+  get vectorBytes(): number {
+    return this.arena.bytes;
   }
 
   seqOf(id: string): number | undefined {
@@ -108,7 +146,7 @@ export class VectorSet {
       this.seqs[label] = seq;
       this.arena.set(label, record.values);
       this.sparse.set(label, record.sparse && sortSparse(record.sparse));
-      this.metadata[label] = record.metadata;
+      this.columns.set(label, record.metadata);
       return;
     }
     if (label === undefined) {
@@ -119,7 +157,7 @@ export class VectorSet {
     this.seqs[label] = seq;
     if (vectorChanged) this.arena.set(label, record.values);
     this.sparse.set(label, record.sparse && sortSparse(record.sparse));
-    this.metadata[label] = record.metadata;
+    this.columns.set(label, record.metadata);
     if (vectorChanged) this.graphs((g) => {
       g.invalidate(label);
       g.enqueue(label);
@@ -134,7 +172,7 @@ export class VectorSet {
     if (label === undefined) return;
     this.graphs((g) => g.invalidate(label));
     this.sparse.remove(label);
-    this.metadata[label] = undefined;
+    this.columns.remove(label);
     if (this.graph && this.labels.size < this.options.graphMinRecords / 2) {
       this.graph = undefined; // native memory is freed with the object
       this.rebuild = undefined;
@@ -149,13 +187,33 @@ export class VectorSet {
     }
   }
 
-  /** Number of records matching the predicate. */
-  count(predicate: Predicate): number {
-    let n = 0;
-    for (const label of this.live()) if (predicate(this.metadata[label])) n++;
-    return n;
+  /** Number of records matching the filter. */
+  count(filter: FilterNode): number {
+    return this.columns.evaluate(filter).count();
   }
 
+  /**
+   * The labels of the records matching `filter`, as a bitmap the caller may keep and
+   * modify (a fresh one per call). This is the match set every search path filters with:
+   * `bits.has(label)` is total and cheap.
+   */
+  matching(filter: FilterNode): Bitmap {
+    return this.columns.evaluate(filter);
+  }
+
+  /** The ids of the records matching `filter` (every record without one), unordered. */
+  matchingIds(filter: FilterNode | undefined): string[] {
+    const out: string[] = [];
+    const push = (label: number): void => {
+      const id = this.labels.id(label);
+      if (id !== undefined) out.push(id);
+    };
+    if (filter) this.matching(filter).forEach(push);
+    else for (const label of this.live()) push(label);
+    return out;
+  }
+
+  /** The record's id, vector and sparse values (its metadata lives in the record store). */
   record(slot: number): StoredRecord {
     const id = this.labels.id(slot);
     if (id === undefined) throw new Error(`engine: label ${slot} is free`);
@@ -163,8 +221,6 @@ export class VectorSet {
     if (this.dim > 0) out.values = this.arena.get(slot);
     const sparse = this.sparse.get(slot);
     if (sparse) out.sparse = sparse;
-    const metadata = this.metadata[slot];
-    if (metadata) out.metadata = metadata;
     return out;
   }
 
@@ -248,23 +304,31 @@ export class VectorSet {
     const sparseScore = prepared && ((label: number): number => this.sparse.dot(label, prepared));
     const scorer = new Scorer(this.metric, this.arena, { dense: q.dense, sparseScore });
     const idOf = (label: number): string => this.labels.id(label) ?? '';
-    const predicate = q.predicate;
-    const metadata = this.metadata;
-    const allow = predicate && ((label: number): boolean => predicate(metadata[label]));
-    if (prepared && !q.dense && !q.exact) {
+    const matches = q.filter ? this.columns.evaluate(q.filter) : undefined;
+    const m = matches?.count();
+    if (q.trace) q.trace.matches = m;
+    const allow = matches && ((label: number): boolean => matches.has(label));
+    if (prepared && !q.dense && !q.exact && m !== 0) {
       // Sparse-only: exact top-k from the inverted index.
+      if (q.trace) q.trace.plan = 'sparse';
       return this.sparse.search(prepared, q.topK, idOf, allow).map((h) => ({ slot: h.label, id: h.id, score: h.rank }));
     }
+    const ef = q.ef ?? this.options.defaultEf;
     const plan = choosePlan({
       hasGraph: this.graph !== undefined,
       dense: q.dense !== undefined,
       sparse: q.sparse !== undefined,
-      filtered: q.predicate !== undefined,
       exact: q.exact === true,
+      records: this.labels.size,
+      matches: m,
+      topK: q.topK,
+      ef,
+      filteredExactFactor: this.options.filteredExactFactor ?? FILTERED_EXACT_FACTOR,
     });
+    if (q.trace) q.trace.plan = plan;
+    if (plan === 'empty') return [];
     if (plan === 'hybrid' && this.graph && q.dense && prepared) {
       try {
-        const ef = q.ef ?? this.options.defaultEf;
         const candidates = hybridCandidates(q.topK, q.hybridMultiple, (n) => this.graph?.search(q.dense as Float32Array, n, Math.max(ef, n)) ?? [], (n) =>
           this.sparse.search(prepared, n, idOf).map((h) => h.label),
         );
@@ -280,15 +344,19 @@ export class VectorSet {
     }
     if (plan === 'graph' && this.graph && q.dense) {
       try {
-        const hits = this.graphSearch(this.graph, q.dense, q.topK, q.ef ?? this.options.defaultEf, scorer, idOf);
+        const hits = this.graphSearch(this.graph, q.dense, q.topK, ef, scorer, idOf, matches);
         // Never a short answer: the graph may miss records (unreachable nodes after many
-        // deletes); an exact scan is always complete.
-        if (hits.length >= Math.min(q.topK, this.labels.size)) return hits.map(toHit);
+        // deletes, or a filter whose matches the walk did not reach); an exact scan over
+        // the matches is always complete.
+        if (hits.length >= Math.min(q.topK, m ?? this.labels.size)) return hits.map(toHit);
+        if (q.trace) q.trace.rerunExact = true;
       } catch (err) {
         this.dropBrokenGraph(err);
       }
     }
-    const labels = allow ? this.filtered(allow) : this.live();
+    // The exact scan visits only the matching labels (iterating the bitmap's set bits),
+    // so its cost is proportional to m, not N.
+    const labels = matches ? bitsOf(matches) : this.live();
     return bestOf(labels, q.topK, scorer, idOf).map(toHit);
   }
 
@@ -299,10 +367,11 @@ export class VectorSet {
     ef: number,
     scorer: Scorer,
     idOf: (label: number) => string,
+    matches: Bitmap | undefined,
   ): ScoredHit[] {
-    const candidates = graph.search(dense, topK, ef);
+    const candidates = graph.search(dense, topK, ef, matches);
     graph.forEachQueued(
-      (label) => this.labels.id(label) !== undefined,
+      (label) => this.labels.id(label) !== undefined && (matches === undefined || matches.has(label)),
       (label) => candidates.push(label),
     );
     // Rescored exactly from the arena: the same float32 scores and tie order as a scan.
@@ -340,11 +409,13 @@ export class VectorSet {
     for (let label = 0; label < this.labels.extent; label++) if (this.labels.id(label) !== undefined) yield label;
   }
 
-  private *filtered(keep: (label: number) => boolean): Iterable<number> {
-    for (let label = 0; label < this.labels.extent; label++) {
-      if (this.labels.id(label) !== undefined && keep(label)) yield label;
-    }
-  }
+}
+
+/** The set labels of a bitmap, ascending. */
+function bitsOf(bits: Bitmap): number[] {
+  const out: number[] = [];
+  bits.forEach((label) => out.push(label));
+  return out;
 }
 
 const toHit = (h: ScoredHit): Hit => ({ slot: h.label, id: h.id, score: h.score });

@@ -1,6 +1,7 @@
 // Authentication and versioning, run on every request before routing completes: the
-// key first (401), then the version header (400). Keys are looked up per request by
-// hash, so a key revoked or a project suspended with the CLI takes effect at once.
+// key first (401), then the version header (400). Keys are looked up by hash in a cache
+// that is revalidated at the start of every request (src/catalog/lookup-cache.ts), so a
+// key revoked or a project suspended — by this server or with the CLI — takes effect at once.
 // The process's own routes (/health, /ready, /version, /openapi.json, /metrics) need no
 // key, except /metrics under CONIFER_METRICS_AUTH=key: then any valid key of any project.
 // Dev mode (like Pinecone Local) accepts any key value as the default project's; a real
@@ -22,6 +23,8 @@ export function registerAuth(
   app.decorateRequest('project', null);
   app.decorateRequest('apiVersion', null);
   const authenticate = (request: FastifyRequest): Project => {
+    // Once per request: later lookups of this request (the index host) use the caches too.
+    catalog.freshness.revalidate();
     const key = request.headers['api-key'];
     const secret = Array.isArray(key) ? key[0] : key;
     const project = secret

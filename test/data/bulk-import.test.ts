@@ -261,6 +261,40 @@ describe('bulk import', () => {
     assert.deepEqual(Object.keys(fetched.body.vectors).sort(), ['r6', 'r8']);
   });
 
+  it('decoded float32 values get the upsert rules: NaN, all zeros under cosine, a missing vector', async () => {
+    const host = await createIndex();
+    const rows = records(10, 11);
+    rows[3] = { ...rows[3], values: [0.5, Number.NaN, 0.1, 0.2] };
+    rows[5] = { ...rows[5], values: [0, 0, 0, 0] };
+    rows[8] = { ...rows[8], values: null };
+    const dir = join(root, 'float-rules');
+    await writeImportFile(join(dir, '__default__', 'p.parquet'), rows);
+
+    const aborted = await waitFinished(host, (await startImport(host, { uri: dir, errorMode: { onError: 'abort' } })).body.id);
+    assert.equal(aborted.status, 'Failed');
+    assert.match(aborted.error, /p\.parquet, row 3: record\.values\[1\] must be a number that is finite as float32, got NaN/);
+
+    const res = await startImport(host, { uri: dir, errorMode: { onError: 'continue' } }, '2026-07');
+    const done = await waitFinished(host, res.body.id, '2026-07');
+    assert.equal(done.status, 'Completed');
+    assert.deepEqual(done.validationResult, { importSuccesses: 7, importErrors: 3 });
+    const fetched = await api(server, 'GET', `${host}/vectors/fetch?ids=r3&ids=r4&ids=r5&ids=r8&ids=r9`);
+    assert.deepEqual(Object.keys(fetched.body.vectors).sort(), ['r4', 'r9']);
+    assert.deepEqual(f32(fetched.body.vectors.r9.values), f32(rows[9].values!));
+
+    // The other two rules, one file each, under abort: the messages an upsert gives.
+    for (const [name, row, message] of [
+      ['zeros', rows[5], /row 0: record\.values contains only zeros, which has no direction under the cosine metric/],
+      ['missing', rows[8], /row 0: record\.values is required: index imp-\d+ is dense with dimension 4/],
+    ] as const) {
+      await writeImportFile(join(root, `float-rules-${name}`, '__default__', 'p.parquet'), [row]);
+      const r = await startImport(host, { uri: join(root, `float-rules-${name}`), errorMode: { onError: 'abort' } });
+      const failed = await waitFinished(host, r.body.id);
+      assert.equal(failed.status, 'Failed', name);
+      assert.match(failed.error, message);
+    }
+  });
+
   it('duplicate ids: the later row wins, as with upsert', async () => {
     const host = await createIndex();
     const rows = records(12, 10);
@@ -366,6 +400,55 @@ describe('bulk import across a restart', () => {
       const sample = Array.from({ length: 50 }, () => all[Math.floor(rand() * all.length)]);
       const fetched = await api(server, 'GET', `${host2}/vectors/fetch?namespace=ns&${sample.map((r) => `ids=${r.id}`).join('&')}`);
       for (const r of sample) assert.deepEqual(f32(fetched.body.vectors[r.id].values), f32(r.values!), r.id);
+    } finally {
+      await stopAndClean(server, dataDir);
+      removeDir(root);
+    }
+  });
+});
+
+describe('bulk import on a full disk', () => {
+  it('a resumed import fails at its next batch saying the disk is full; committed batches stay; a new one is a 507', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'conifer-import-root-'));
+    let server = await startServer({ env: { CONIFER_IMPORT_ROOT: root } });
+    const dataDir = server.dataDir;
+    try {
+      const total = 120_000;
+      for (let f = 0; f < 3; f++) await writeImportFile(join(root, 'big', 'ns', `p${f}.parquet`), records(total / 3, 60 + f, `f${f}-`), 8000);
+      const created = await api(server, 'POST', '/indexes', { body: serverlessBody('full', { dimension: DIM }) });
+      const res = await api(server, 'POST', `${created.body.host}/bulk/imports`, { body: { uri: join(root, 'big') } });
+      assert.equal(res.status, 200, res.text);
+      const running = await pollUntil(
+        () => api(server, 'GET', `${created.body.host}/bulk/imports/${res.body.id}`),
+        (r) => r.body.recordsImported > 0,
+        60_000,
+      );
+      assert.equal(running.body.status, 'InProgress', running.text);
+      await server.kill();
+
+      // No volume has 4 PiB free: below the threshold, as on a full disk.
+      server = await startServer({
+        dataDir,
+        env: { CONIFER_IMPORT_ROOT: root, CONIFER_MIN_FREE_BYTES: String(2 ** 52), CONIFER_DISK_RESERVE_BYTES: '0' },
+      });
+      const host = (await api(server, 'GET', '/indexes/full')).body.host as string;
+      const done = await pollUntil(
+        () => api(server, 'GET', `${host}/bulk/imports/${res.body.id}`),
+        (r) => r.status === 200 && ['Completed', 'Failed', 'Cancelled'].includes(r.body.status),
+        60_000,
+      );
+      assert.equal(done.body.status, 'Failed', done.text);
+      assert.match(done.body.error, /^the disk is full: a bulk import batch refused/);
+      const kept = done.body.recordsImported as number;
+      assert.ok(kept > 0 && kept < total, `committed batches stay: ${kept}`);
+      assert.match(done.body.error, new RegExp(`\\(${kept} records were imported before the failure and remain in the index\\)`));
+      const stats = await api(server, 'POST', `${host}/describe_index_stats`, { body: {} });
+      assert.equal(stats.body.namespaces.ns.recordCount, kept);
+
+      const again = await api(server, 'POST', `${host}/bulk/imports`, { body: { uri: join(root, 'big') } });
+      assert.equal(again.status, 507, again.text);
+      assert.equal(again.body.error.code, 'INSUFFICIENT_STORAGE');
+      assert.match(again.body.error.message, /disk is full: starting a bulk import refused/);
     } finally {
       await stopAndClean(server, dataDir);
       removeDir(root);

@@ -41,6 +41,15 @@ async function waitReady(server: TestServer): Promise<void> {
   throw new Error('server not ready');
 }
 
+/** Waits for a log line: the worker logs an index's load when it finishes, which may be after /ready. */
+async function waitOutput(server: TestServer, pattern: RegExp): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (pattern.test(server.output())) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.match(server.output(), pattern, server.output().slice(-3000));
+}
+
 /** Polls a query until it answers 200 (503 with Retry-After while the engine loads). */
 async function queryWhenUp(server: TestServer, host: string, body: Record<string, unknown>): Promise<{ id: string; score: number }[]> {
   for (let i = 0; i < 600; i++) {
@@ -66,6 +75,24 @@ async function recall(server: TestServer, host: string, vectors: Vec[], seed: nu
     hits += got.filter((m) => want.has(m.id)).length;
   }
   return hits / 200;
+}
+
+/**
+ * Polls GET /metrics (and nothing else, so no other request wakes the engine) until
+ * conifer_engine_unindexed_records is 0 for every index: every record is in a graph and
+ * the engine said so on its own.
+ */
+async function waitFullyIndexed(server: TestServer): Promise<void> {
+  let last = '';
+  for (let i = 0; i < 1200; i++) {
+    const res = await api(server, 'GET', '/metrics', { key: null });
+    assert.equal(res.status, 200, res.text);
+    const values = [...res.text.matchAll(/^conifer_engine_unindexed_records\{[^}]*\} ([0-9.eE+-]+)$/gm)].map((m) => Number(m[1]));
+    last = values.join(',');
+    if (values.length > 0 && values.every((v) => v === 0)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`records still outside a graph: ${last}`);
 }
 
 const hostOf = async (server: TestServer, name: string): Promise<string> => {
@@ -119,6 +146,8 @@ describe('engine worker restart and graph recovery (black box)', () => {
     server = await startServer({ dataDir: dir });
     entry.server = server;
     await waitReady(server);
+    // The rebuild finishes in the background and reports it without any query to wake it.
+    await waitFullyIndexed(server);
     const host2 = await hostOf(server, 'k9');
     const fetched = await fetchMap(server, host2, vectors.slice(0, 1000).map((v) => v.id));
     assert.equal(Object.keys(fetched).length, 1000);
@@ -144,7 +173,7 @@ describe('engine worker restart and graph recovery (black box)', () => {
     server = await startServer({ dataDir: dir });
     entry.server = server;
     await waitReady(server);
-    assert.match(server.output(), /"fromSnapshot":"yes"/, server.output().slice(-3000));
+    await waitOutput(server, /"fromSnapshot":"yes"/);
     assert.ok((await recall(server, await hostOf(server, 'snap'), vectors, 13)) >= 0.9);
     await server.kill();
 
@@ -156,8 +185,8 @@ describe('engine worker restart and graph recovery (black box)', () => {
     server = await startServer({ dataDir: dir });
     entry.server = server;
     await waitReady(server);
-    assert.match(server.output(), /graph snapshot unusable; rebuilding the graphs from the record store/);
-    assert.match(server.output(), /"fromSnapshot":"no"/);
+    await waitOutput(server, /graph snapshot unusable; rebuilding the graphs from the record store/);
+    await waitOutput(server, /"fromSnapshot":"no"/);
     const host3 = await hostOf(server, 'snap');
     const all = await queryWhenUp(server, host3, { vector: Array(DIM).fill(0), topK: 10_000 });
     assert.equal(all.length, N);

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { VectorSet, type Hit } from '../../src/engine/vector-set.js';
 import { EngineIndex } from '../../src/engine/engine-index.js';
-import { parseFilter, parseFilterNode, type Metadata } from '../../src/engine/filter.js';
+import { parseFilterNode, type Metadata } from '../../src/engine/filter.js';
 import type { Metric } from '../../src/engine/model.js';
 import type { SparseValues, StoredRecord } from '../../src/engine/model.js';
 import { prng, shuffle } from '../helpers/prng.js';
@@ -202,7 +202,7 @@ for (const [metric, seed] of [['cosine', 11], ['dotproduct', 22], ['euclidean', 
         for (const [fi, f] of FILTERS.entries()) {
           const topK = 1 + Math.floor(rand() * 40);
           assertHits(
-            toSorted(fx.set.search({ dense, topK, predicate: parseFilter(f.raw) })),
+            toSorted(fx.set.search({ dense, topK, filter: parseFilterNode(f.raw) })),
             refSearch(metric, DIM, fx.records.values(), { dense }, topK, f.keep),
             `${metric} q${qi} filter ${fi} ${JSON.stringify(f.raw)} topK=${topK}`,
           );
@@ -232,7 +232,7 @@ for (const [metric, seed] of [['cosine', 11], ['dotproduct', 22], ['euclidean', 
       const want = refSearch(metric, DIM, fx.records.values(), { dense }, 10_000, keep);
       assert.ok(want.length > 0 && want.length < 50, `fixture should have a few matches, has ${want.length}`);
       assertHits(
-        toSorted(fx.set.search({ dense, topK: 10_000, predicate: parseFilter({ tag: 'amber', bucket: 4 }) })),
+        toSorted(fx.set.search({ dense, topK: 10_000, filter: parseFilterNode({ tag: 'amber', bucket: 4 }) })),
         want,
         `${metric} selective filter`,
       );
@@ -287,7 +287,7 @@ describe('VectorSet exact search, sparse-only (dimension 0, dotproduct)', () => 
       for (const [fi, f] of FILTERS.entries()) {
         const topK = 1 + Math.floor(rand() * 30);
         assertHits(
-          toSorted(set.search({ sparse, topK, predicate: parseFilter(f.raw) })),
+          toSorted(set.search({ sparse, topK, filter: parseFilterNode(f.raw) })),
           refSearch('dotproduct', 0, records.values(), { sparse }, topK, f.keep),
           `sparse q${qi} filter ${fi} topK=${topK}`,
         );
@@ -332,7 +332,7 @@ describe('VectorSet exact search, hybrid (dense dot + sparse dot)', () => {
       for (const [fi, f] of FILTERS.entries()) {
         const topK = 1 + Math.floor(rand() * 30);
         assertHits(
-          toSorted(set.search({ ...q, topK, predicate: parseFilter(f.raw) })),
+          toSorted(set.search({ ...q, topK, filter: parseFilterNode(f.raw) })),
           refSearch('dotproduct', DIM, records.values(), q, topK, f.keep),
           `hybrid q${qi} filter ${fi} topK=${topK}`,
         );
@@ -375,11 +375,10 @@ describe('VectorSet.remove (swap with last) and replace', () => {
         const rec = set.record(h.slot);
         assert.equal(rec.id, h.id, `${label}: record(slot) id`);
         assert.deepEqual(Array.from(rec.values!), Array.from(live.get(h.id)!.values!), `${label}: values of ${h.id}`);
-        assert.deepEqual(rec.metadata, live.get(h.id)!.metadata, `${label}: metadata of ${h.id}`);
         assert.equal(set.seqOf(h.id), seqs.get(h.id), `${label}: seq of ${h.id}`);
       }
       assertHits(
-        toSorted(set.search({ dense, topK: 100, predicate: parseFilter({ bucket: { $lt: 5 } }) })),
+        toSorted(set.search({ dense, topK: 100, filter: parseFilterNode({ bucket: { $lt: 5 } }) })),
         refSearch('cosine', DIM, live.values(), { dense }, 100, FILTERS[0].keep),
         `${label} filtered`,
       );
@@ -543,7 +542,7 @@ describe('EngineIndex', () => {
     assert.deepEqual(ids(engine, 'x'), ['d']);
   });
 
-  it('query equals brute force through filters; include flags return values and metadata', () => {
+  it('query equals brute force through filters; includeValues returns values, metadata is left to the record store', () => {
     const rand = prng(88);
     const engine = new EngineIndex({ dimension: DIM, metric: 'cosine' });
     const records = new Map<string, StoredRecord>();
@@ -563,7 +562,8 @@ describe('EngineIndex', () => {
         for (const m of got) {
           const want = records.get(m.id)!;
           assert.deepEqual(Array.from(m.record!.values!), Array.from(want.values!));
-          assert.deepEqual(m.record!.metadata, want.metadata);
+          // The worker holds metadata only as filter columns; the service reads it from the store.
+          assert.equal(m.record!.metadata, undefined);
         }
       }
     }

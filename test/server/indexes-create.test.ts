@@ -155,6 +155,13 @@ describe('index create, list and describe', () => {
       }
     });
 
+    it('an unknown region is 404 naming it, clipped: a 10,000-character region is not echoed whole', async () => {
+      const region = 'x'.repeat(10_000);
+      const res = await create(serverlessBody('sl-long-region', { spec: { serverless: { cloud: 'aws', region } } }));
+      assertError(res, 404, 'NOT_FOUND', [/region: x+\.\.\. not found/]);
+      assert.ok(res.body.error.message.length < 1000, `message is ${res.body.error.message.length} characters`);
+    });
+
     it('Dedicated read capacity is echoed with status Ready, in spec and at top level', async () => {
       const rc = { mode: 'Dedicated', dedicated: { node_type: 'b1', scaling: 'Manual', manual: { replicas: 2, shards: 1 } } };
       const res = await create(

@@ -17,9 +17,11 @@
 //
 // Known faults of the library, guarded here: every native call is wrapped so an error
 // surfaces as a GraphError (the caller drops the graph and falls back to exact search);
-// no JS filter callback is ever passed (a throwing callback aborts the process).
+// the only JS filter callback ever passed is a bitmap lookup that cannot throw (a
+// throwing callback aborts the process: hnswlib-node issue #132).
 import hnswlib from 'hnswlib-node';
 import type { HierarchicalNSW, SpaceName } from 'hnswlib-node';
+import type { Bitmap } from '../metadata/bitmap.js';
 import type { Metric } from '../model.js';
 import type { VectorArena } from '../vectors/arena.js';
 
@@ -170,15 +172,31 @@ export class HnswGraph {
 
   /**
    * Up to k live labels near `q`, approximately; the caller rescores them exactly.
-   * `ef` is raised to at least k (hnswlib searches with max(ef, k)).
+   * `ef` is raised to at least k (hnswlib searches with max(ef, k)). With `allowed`, only
+   * labels in it are returned: the walk still passes through the others (that is why its
+   * recall holds), it just does not collect them. May return fewer than k.
    */
-  search(q: Float32Array, k: number, ef: number): number[] {
+  search(q: Float32Array, k: number, ef: number, allowed?: Bitmap): number[] {
     if (this.liveNodes === 0) return [];
     const point = Array.from(q);
     const n = Math.min(k, this.capacity);
+    // Total by construction: Bitmap.has is a bounds-checked typed-array read, and any
+    // label hnswlib passes is a number it was given. The try is belt and braces, since
+    // an exception escaping here would abort the process rather than fail the query.
+    const filter =
+      allowed &&
+      ((label: number): boolean => {
+        try {
+          return allowed.has(label);
+        } catch {
+          return false;
+        }
+      });
     return native(() => {
       this.index.setEf(Math.max(ef, n));
-      return this.index.searchKnn(point, n).neighbors;
+      // Never pass an undefined third argument: the binding counts it and rejects it as
+      // "not a function".
+      return (filter ? this.index.searchKnn(point, n, filter) : this.index.searchKnn(point, n)).neighbors;
     });
   }
 
@@ -190,8 +208,10 @@ export class HnswGraph {
   private ensureCapacity(): void {
     const nodes = native(() => this.index.getCurrentCount());
     if (nodes < this.capacity) return;
-    // Grow ahead of need, doubling, so resizes stay rare (each copies the whole graph).
-    this.capacity *= 2;
+    // Grow ahead of need by half (like the vector arena), so resizes stay rare (each
+    // copies the whole graph) while at most a third of the capacity is unused (doubling:
+    // half), and most of a node is its copy of the vector.
+    this.capacity = Math.ceil(this.capacity * 1.5);
     native(() => this.index.resizeIndex(this.capacity));
   }
 

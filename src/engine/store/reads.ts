@@ -96,14 +96,23 @@ export class RecordReader {
 /**
  * Calls `onMatch(id)` for each record of namespace `nsid` whose metadata matches, in id
  * order. Safe while the callback deletes the id it was given: the keyset scan resumes
- * after the last id it read.
+ * after the last id it read. `candidates`: only these ids are examined (the engine's
+ * match set, so nothing is scanned), each checked against its current metadata.
  */
 export function forEachMatch(
   st: Statements,
   nsid: number,
   predicate: Predicate,
+  candidates: readonly string[] | undefined,
   onMatch: (id: string) => void,
 ): void {
+  if (candidates) {
+    for (const id of new Set(candidates)) {
+      const row = st.get.get(nsid, id);
+      if (row !== undefined && predicate(decodeMetadata(row.metadata))) onMatch(id);
+    }
+    return;
+  }
   let after = '';
   for (;;) {
     const rows = st.scanMetadata.all(nsid, after, CHUNK_ROWS);

@@ -100,14 +100,18 @@ export class RecordStore {
     return this.writer.update(ns, id, patch);
   }
 
-  /** Merges `setMetadata` into every matching record; a dry run only counts. */
+  /**
+   * Merges `setMetadata` into every matching record; a dry run only counts. `candidates`:
+   * only these ids are examined (the engine's match set), each checked again.
+   */
   updateMetadataWhere(
     ns: string,
     predicate: Predicate,
     setMetadata: Metadata,
     dryRun: boolean,
+    candidates?: readonly string[],
   ): { matched: number; changes: Change[] } {
-    return this.writer.updateMetadataWhere(ns, predicate, setMetadata, dryRun);
+    return this.writer.updateMetadataWhere(ns, predicate, setMetadata, dryRun, candidates);
   }
 
   /** Deletes the given ids, leaving tombstones. Unknown ids are skipped (no tombstone, no seq). */
@@ -115,9 +119,9 @@ export class RecordStore {
     return this.writer.deleteIds(ns, ids);
   }
 
-  /** Deletes every record of the namespace whose metadata matches. */
-  deleteWhere(ns: string, predicate: Predicate): Change[] {
-    return this.writer.deleteWhere(ns, predicate);
+  /** Deletes every record of the namespace whose metadata matches (`candidates`: as above). */
+  deleteWhere(ns: string, predicate: Predicate, candidates?: readonly string[]): Change[] {
+    return this.writer.deleteWhere(ns, predicate, candidates);
   }
 
   /** Hides the whole namespace at once; null when it does not exist. */

@@ -82,24 +82,26 @@ export class RecordWriter {
 
   /**
    * Merges `setMetadata` into every record of the namespace whose metadata matches.
-   * A dry run only counts; otherwise each match is one change.
+   * A dry run only counts; otherwise each match is one change. `candidates`: only these
+   * ids are examined (see forEachMatch).
    */
   updateMetadataWhere(
     ns: string,
     predicate: Predicate,
     setMetadata: Metadata,
     dryRun: boolean,
+    candidates?: readonly string[],
   ): { matched: number; changes: Change[] } {
     const namespace = this.st.namespace.get(ns);
     if (namespace === undefined) return { matched: 0, changes: [] };
     if (dryRun) {
       let matched = 0;
-      forEachMatch(this.st, namespace.nsid, predicate, () => matched++);
+      forEachMatch(this.st, namespace.nsid, predicate, candidates, () => matched++);
       return { matched, changes: [] };
     }
     const changes = this.transaction(() => {
       const out: Change[] = [];
-      forEachMatch(this.st, namespace.nsid, predicate, (id) => {
+      forEachMatch(this.st, namespace.nsid, predicate, candidates, (id) => {
         const row = this.st.get.get(namespace.nsid, id);
         if (row === undefined) throw new Error(`record ${id} vanished during its own transaction`);
         const current = toRecord(row);
@@ -125,15 +127,15 @@ export class RecordWriter {
     });
   }
 
-  /** Deletes every record of the namespace whose metadata matches. */
-  deleteWhere(ns: string, predicate: Predicate): Change[] {
+  /** Deletes every record of the namespace whose metadata matches (`candidates`: see forEachMatch). */
+  deleteWhere(ns: string, predicate: Predicate, candidates?: readonly string[]): Change[] {
     const namespace = this.st.namespace.get(ns);
     if (namespace === undefined) return [];
     return this.transaction(() => {
       const changes: Change[] = [];
       // Safe while scanning: the keyset scan resumes after the last id it read, and only
       // ids at or before it are deleted.
-      forEachMatch(this.st, namespace.nsid, predicate, (id) => {
+      forEachMatch(this.st, namespace.nsid, predicate, candidates, (id) => {
         const change = this.deleteOne(ns, namespace.nsid, id);
         if (change !== null) changes.push(change);
       });

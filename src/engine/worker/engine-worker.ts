@@ -6,10 +6,11 @@
 // tail into graphs, rebuilding graphs, writing snapshots — runs in slices between
 // messages (setImmediate yields to the message loop after each slice), so a query
 // waits at most one slice, and the main thread never waits for any of it. Loading and
-// graph inserts are bounded by SLICE_MS; a snapshot write is one longer step (hnswlib
+// graph inserts are bounded by the slice budget (below); a snapshot write is one longer step (hnswlib
 // writes a graph in one call), which is why snapshots are rare (see maybeSnapshot).
 import { parentPort } from 'node:worker_threads';
 import { EngineIndex } from '../engine-index.js';
+import { pageOfIds } from '../id-order.js';
 import type { Change, IndexShape } from '../model.js';
 import type { EngineCall, EngineMessage, EngineReply, EngineRequest, LogLevel } from '../protocol.js';
 import { writeSnapshot } from '../snapshot/snapshot-files.js';
@@ -21,7 +22,14 @@ if (!parentPort) throw new Error('engine-worker must run as a worker thread');
 const port = parentPort;
 const post = (msg: EngineMessage): void => port.postMessage(msg);
 
+// Slice budget: SLICE_MS, or as long as the messages handled since the previous slice
+// took (up to MAX_SLICE_MS), whichever is longer. Under a steady stream of expensive
+// queries (exact scans of a large tail while indexing catches up) background work thus
+// still gets about half of the thread instead of a 4 ms sliver per query — and every
+// slice of graph work shrinks the tail those queries scan. A query waits at most one
+// slice, so at most MAX_SLICE_MS, and only while queries themselves are that costly.
 const SLICE_MS = 4;
+const MAX_SLICE_MS = 50;
 const STATUS_INTERVAL_MS = 1000;
 const PROGRESS_LOG_INTERVAL_MS = 5000;
 // When to snapshot an index: once its graphs have caught up (no tail left) and at least
@@ -125,6 +133,11 @@ function handle(msg: EngineCall): EngineReply | undefined {
       return { type: 'reply', op: 'query', reqId: msg.reqId, result: ready(msg.indexId).query(msg.query) };
     case 'count':
       return { type: 'reply', op: 'count', reqId: msg.reqId, result: ready(msg.indexId).count(msg.filter) };
+    case 'ids': {
+      const ids = ready(msg.indexId).matchingIds(msg.namespace, msg.filter);
+      const result = msg.page ? pageOfIds(ids, msg.page.after, msg.page.limit) : ids;
+      return { type: 'reply', op: 'ids', reqId: msg.reqId, result };
+    }
     case 'flush':
       for (const [indexId, slot] of indexes) if (!slot.loader && slot.changesSinceSnapshot > 0) snapshotIndex(indexId, slot);
       halted = true; // the client terminates this worker next
@@ -152,6 +165,8 @@ function apply(indexId: string, changes: Change[]): void {
 // ---- background work ------------------------------------------------------------------
 
 let scheduled = false;
+/** Time spent handling messages since the last background slice (sets the next slice's budget). */
+let messageMs = 0;
 let workCursor = 0;
 let lastStatus = -Infinity;
 let lastStatusKey = '';
@@ -165,7 +180,8 @@ function schedule(): void {
 function runSlice(): void {
   scheduled = false;
   if (halted) return;
-  const deadline = performance.now() + SLICE_MS;
+  const deadline = performance.now() + Math.min(MAX_SLICE_MS, Math.max(SLICE_MS, messageMs));
+  messageMs = 0;
   let more = false;
   const slots = [...indexes];
   // Loads first: an index that cannot answer at all matters more than a faster one.
@@ -186,7 +202,9 @@ function runSlice(): void {
     if (slot.engine.hasWork) more = true;
     else maybeSnapshot(indexId, slot);
   }
-  reportStatus();
+  // The last slice of a burst always reports: nothing may run after it for a long time,
+  // and a throttled report would leave the metric showing records still unindexed.
+  reportStatus(!more);
   if (more) schedule();
 }
 
@@ -249,12 +267,13 @@ function snapshotIndex(indexId: string, slot: IndexSlot): void {
   }
 }
 
-function reportStatus(): void {
+function reportStatus(force: boolean): void {
   const now = performance.now();
-  if (now - lastStatus < STATUS_INTERVAL_MS) return;
+  if (!force && now - lastStatus < STATUS_INTERVAL_MS) return;
   lastStatus = now;
   const unindexed: Record<string, number> = {};
-  for (const [indexId, slot] of indexes) unindexed[indexId] = slot.engine.unindexed;
+  // A loading index is not searchable at all yet: all of its records count as outside a graph.
+  for (const [indexId, slot] of indexes) unindexed[indexId] = slot.loader ? slot.loader.total : slot.engine.unindexed;
   const key = JSON.stringify(unindexed);
   if (key === lastStatusKey) return;
   lastStatusKey = key;
@@ -264,6 +283,15 @@ function reportStatus(): void {
 // ---- the message loop -------------------------------------------------------------------
 
 port.on('message', (msg: EngineRequest) => {
+  const started = performance.now();
+  try {
+    onMessage(msg);
+  } finally {
+    messageMs += performance.now() - started;
+  }
+});
+
+function onMessage(msg: EngineRequest): void {
   if (msg.op === 'apply') {
     try {
       apply(msg.indexId, msg.changes);
@@ -283,4 +311,4 @@ port.on('message', (msg: EngineRequest) => {
   }
   if (reply) post(reply);
   schedule();
-});
+}

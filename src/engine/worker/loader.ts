@@ -15,6 +15,8 @@ export class IndexLoader {
   private readonly records: Iterator<{ ns: string; seq: number; record: StoredRecord }>;
   /** The seq of the last change in the cut being loaded. */
   readonly seq: number;
+  /** Live records in the cut: none of them is in a graph until the load completes. */
+  readonly total: number;
   loaded = 0;
   private closed = false;
 
@@ -22,6 +24,7 @@ export class IndexLoader {
     this.store = RecordStore.open(dir);
     try {
       this.seq = this.store.beginRead();
+      this.total = this.store.totalCount();
       this.records = this.store.allRecords()[Symbol.iterator]();
     } catch (err) {
       this.store.close();

@@ -13,7 +13,10 @@ export function bulkImportRoutes(
   imports: ImportService,
   indexOf: (request: FastifyRequest) => IndexRow,
 ): void {
-  plane.post('/bulk/imports', async (request) => imports.start(indexOf(request), request.body ?? {}));
+  // Refused below the free-space threshold like an upsert (disk-guard.ts); the runner checks again per batch.
+  plane.post('/bulk/imports', { config: { grows: 'starting a bulk import' } }, async (request) =>
+    imports.start(indexOf(request), request.body ?? {}),
+  );
 
   plane.get('/bulk/imports', async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>) => {
     const { items, next } = imports.list(indexOf(request), request.query);

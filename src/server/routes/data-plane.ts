@@ -20,6 +20,14 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Freshness headers, as Pinecone sends them: a write answers the LSN it was given, a read
+ * the LSN up to which it sees every write (VectorService.lsn says why both hold). A read
+ * whose LSN is >= a write's LSN reflects that write.
+ */
+export const REQUEST_LSN_HEADER = 'x-pinecone-request-lsn';
+export const MAX_INDEXED_LSN_HEADER = 'x-pinecone-max-indexed-lsn';
+
 /** Conifer does not bill; read units are reported because clients expect the field. */
 const USAGE = { readUnits: 1 };
 
@@ -62,26 +70,35 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         request.index = index;
       });
 
-      plane.post('/vectors/upsert', documentedOnly({ body: doc.upsertBody }, { grows: 'an upsert' }), async (request) => {
+      plane.post('/vectors/upsert', documentedOnly({ body: doc.upsertBody }, { grows: 'an upsert' }), async (request, reply) => {
         if (request.bodyBytes > UPSERT_MAX_BYTES) {
           throw invalid(
             `Request size ${request.bodyBytes} bytes exceeds the maximum supported size of 2 MB (${UPSERT_MAX_BYTES} bytes); send fewer vectors per request`,
           );
         }
-        return { upsertedCount: vectors.upsert(indexOf(request), request.body) };
+        const upsertedCount = vectors.upsert(indexOf(request), request.body);
+        reply.header(REQUEST_LSN_HEADER, vectors.lsn(indexOf(request)));
+        return { upsertedCount };
       });
 
-      plane.post('/vectors/update', documentedOnly({ body: doc.updateBody }, { grows: 'an update' }), async (request) => vectors.update(indexOf(request), request.body));
+      plane.post('/vectors/update', documentedOnly({ body: doc.updateBody }, { grows: 'an update' }), async (request, reply) => {
+        const result = await vectors.update(indexOf(request), request.body);
+        reply.header(REQUEST_LSN_HEADER, vectors.lsn(indexOf(request)));
+        return result;
+      });
 
-      plane.post('/vectors/delete', documentedOnly({ body: doc.deleteBody }, { frees: true }), async (request) => {
-        vectors.delete(indexOf(request), request.body ?? {});
+      plane.post('/vectors/delete', documentedOnly({ body: doc.deleteBody }, { frees: true }), async (request, reply) => {
+        await vectors.delete(indexOf(request), request.body ?? {});
+        reply.header(REQUEST_LSN_HEADER, vectors.lsn(indexOf(request)));
         return {};
       });
 
       plane.get('/vectors/fetch', documentedOnly({ querystring: doc.fetchQuery }), async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply) => {
+        const lsn = vectors.lsn(indexOf(request));
         const { namespace, records } = vectors.fetch(indexOf(request), request.query.ids, request.query.namespace);
         const out: Record<string, unknown> = {};
         for (const r of records) out[r.id] = recordJson(r);
+        reply.header(MAX_INDEXED_LSN_HEADER, lsn);
         return sendCapped(
           reply,
           { vectors: out, namespace: displayNamespace(namespace, versionOf(request)), usage: USAGE },
@@ -90,7 +107,8 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
       });
 
       plane.post('/vectors/fetch_by_metadata', documentedOnly({ body: doc.fetchByMetadataBody }), async (request, reply) => {
-        const { namespace, page } = vectors.fetchByMetadata(
+        const lsn = vectors.lsn(indexOf(request));
+        const { namespace, page } = await vectors.fetchByMetadata(
           indexOf(request),
           request.body ?? {},
           versionOf(request) === '2026-07',
@@ -103,10 +121,12 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
           usage: USAGE,
         };
         if (page.next) body.pagination = { next: page.next };
+        reply.header(MAX_INDEXED_LSN_HEADER, lsn);
         return sendCapped(reply, body, 'lower limit');
       });
 
-      plane.get('/vectors/list', documentedOnly({ querystring: doc.listQuery }), async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>) => {
+      plane.get('/vectors/list', documentedOnly({ querystring: doc.listQuery }), async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply) => {
+        const lsn = vectors.lsn(indexOf(request));
         const { namespace, page } = vectors.list(indexOf(request), request.query);
         const body: Record<string, unknown> = {
           vectors: page.items.map((id) => ({ id })),
@@ -114,11 +134,15 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
           usage: USAGE,
         };
         if (page.next) body.pagination = { next: page.next };
+        reply.header(MAX_INDEXED_LSN_HEADER, lsn);
         return body;
       });
 
       plane.post('/query', documentedOnly({ body: doc.queryBody }), async (request, reply) => {
+        // Read before the query is posted to the engine: it then sees every change up to it.
+        const lsn = vectors.lsn(indexOf(request));
         const { namespace, matches } = await vectors.query(indexOf(request), request.body);
+        reply.header(MAX_INDEXED_LSN_HEADER, lsn);
         const body = {
           matches: matches.map((m) => {
             // Scores are float32 on Pinecone's wire; float64 noise (0.9999999999999998) is not.
@@ -137,9 +161,11 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         return sendCapped(reply, body, 'lower topK or set includeValues to false');
       });
 
-      const stats = async (request: FastifyRequest): Promise<Record<string, unknown>> => {
+      const stats = async (request: FastifyRequest, reply: FastifyReply): Promise<Record<string, unknown>> => {
         const index = indexOf(request);
+        const lsn = vectors.lsn(index); // before the (possibly engine) read: see /query
         const { counts, total } = await vectors.stats(index, request.body ?? undefined);
+        reply.header(MAX_INDEXED_LSN_HEADER, lsn);
         const namespaces: Record<string, unknown> = {};
         for (const [ns, n] of counts) {
           namespaces[displayNamespace(ns, versionOf(request))] = { vectorCount: n, recordCount: n };
@@ -185,8 +211,9 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         return { name: displayNamespace(name === '__default__' ? '' : name, versionOf(request)), record_count: String(count) };
       });
 
-      plane.delete('/namespaces/:namespace', async (request: FastifyRequest<{ Params: Params }>) => {
+      plane.delete('/namespaces/:namespace', async (request: FastifyRequest<{ Params: Params }>, reply) => {
         vectors.deleteNamespace(indexOf(request), request.params.namespace ?? '');
+        reply.header(REQUEST_LSN_HEADER, vectors.lsn(indexOf(request)));
         return {};
       });
 
