@@ -179,6 +179,7 @@ function otherTable(r: BenchResult): Table {
       ['sparse upsert', `${int(r.sparse.upsertVectorsPerSecond)} vectors/s`],
       ['sparse memory: server RSS growth per sparse record', r.sparse.rssGrowthBytesPerRecord === undefined ? 'n/a' : `${int(r.sparse.rssGrowthBytesPerRecord)} B`],
       ['hybrid upsert', `${int(r.hybrid.upsertVectorsPerSecond)} vectors/s`],
+      ['hybrid: last upsert acknowledged → every record in a graph (queries run after)', `${r.hybrid.indexedAfterAckSeconds.toFixed(1)} s`],
       ['restart: stop (SIGTERM → exit)', `${f(r.restart.stopSeconds, 2)} s`],
       ['restart: process start → listening', ms(r.restart.listeningMs)],
       ['restart: process start → /ready 200', ms(r.restart.readyMs)],

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { prepareSparse, SparseIndex } from '../../../src/engine/sparse/sparse-index.js';
 import { EngineIndex } from '../../../src/engine/engine-index.js';
-import { VectorSet } from '../../../src/engine/vector-set.js';
+import { VectorSet, type SearchTrace } from '../../../src/engine/vector-set.js';
 import type { SparseValues } from '../../../src/engine/model.js';
 import { prng } from '../../helpers/prng.js';
 
@@ -222,6 +222,32 @@ describe('Hybrid search with a graph', () => {
       const all = new Map(exact(dense, sparse, 2000).map((h) => [h.id, h.score]));
       for (const h of got) assert.equal(h.score, all.get(h.id), `q${qi} ${h.id} rescored exactly`);
       const truth = new Set(exact(dense, sparse, 10).map((h) => h.id));
+      wanted += truth.size;
+      found += got.filter((h) => truth.has(h.id)).length;
+    }
+    assert.ok(found / wanted >= 0.98, `recall ${found / wanted}`);
+  });
+
+  it('while records wait outside the graph, hybrid candidates from the tail keep recall and exact scores', () => {
+    const rand2 = prng(12);
+    const pending = new VectorSet(DIM, 'dotproduct', { graphMinRecords: 200, defaultEf: 64 });
+    for (let i = 0; i < 2000; i++) {
+      const values = Float32Array.from({ length: DIM }, () => rand2() * 2 - 1);
+      const sparse = rand2() < 0.9 ? zipfSparse(rand2, 1 + Math.floor(rand2() * 15), 0.1) : undefined;
+      pending.upsert(i + 1, { id: `t${i}`, values, sparse });
+    }
+    assert.ok(pending.unindexed >= 1800, `most records in the tail: ${pending.unindexed}`);
+    let found = 0;
+    let wanted = 0;
+    for (let qi = 0; qi < 50; qi++) {
+      const dense = Float32Array.from({ length: DIM }, () => rand2() * 2 - 1);
+      const sparse = zipfSparse(rand2, 1 + Math.floor(rand2() * 8), 0.2);
+      const trace: SearchTrace = {};
+      const got = pending.search({ dense, sparse, topK: 10, trace });
+      assert.equal(trace.plan, 'hybrid');
+      const all = new Map(pending.search({ dense, sparse, topK: 2000, exact: true }).map((h) => [h.id, h.score]));
+      for (const h of got) assert.equal(h.score, all.get(h.id), `q${qi} ${h.id} rescored exactly`);
+      const truth = new Set(pending.search({ dense, sparse, topK: 10, exact: true }).map((h) => h.id));
       wanted += truth.size;
       found += got.filter((h) => truth.has(h.id)).length;
     }
