@@ -287,6 +287,12 @@ class FieldColumn {
   private addListMatches(code: number, out: Bitmap): void {
     const p = this.postings?.get(code);
     if (!p || !this.listOf) return;
+    if (p.stale === 0) {
+      // No clear since the list was built or compacted: every entry is live, so skip the
+      // per-label list check (a separate small array per label: the slow part).
+      for (let i = 0; i < p.length; i++) out.add(p.labels[i]);
+      return;
+    }
     for (let i = 0; i < p.length; i++) {
       const label = p.labels[i];
       if (hasCode(this.listOf[label], code)) out.add(label);
