@@ -108,7 +108,12 @@ describe('lifecycle', () => {
       const names = list.body.indexes.map((i: { name: string }) => i.name).sort();
       assert.deepEqual(names, ['before-lock', ...Array.from({ length: 8 }, (_, i) => `late-${i}`), 'sparse-survivor', 'survivor']);
 
-      const got = await api(server, 'GET', '/indexes/survivor');
+      // Indexes load in the background after a start: describe says Initializing until then.
+      const got = await pollUntil(
+        async () => api(server, 'GET', '/indexes/survivor'),
+        (r) => r.status !== 200 || r.body.status?.state !== 'Initializing',
+        20_000,
+      );
       assert.equal(got.status, 200, got.text);
       assert.equal(hostId(got.body.host, 'survivor', server.url), podId, 'host id survives a restart');
       assert.equal(got.body.spec.pod.pod_type, 's1.x2');
