@@ -28,7 +28,7 @@ import type { Metric, SparseValues, StoredRecord } from './model.js';
 import { Bitmap } from './metadata/bitmap.js';
 import { MetadataColumns } from './metadata/metadata-columns.js';
 import { choosePlan, type Plan } from './planner/plan.js';
-import { HYBRID_CANDIDATE_MULTIPLE, hybridCandidates } from './sparse/hybrid.js';
+import { hybridCandidates } from './sparse/hybrid.js';
 import { prepareSparse, SparseIndex } from './sparse/sparse-index.js';
 import { VectorArena } from './vectors/arena.js';
 import { bestOf, Scorer, type ScoredHit } from './vectors/exact-scan.js';
@@ -329,9 +329,6 @@ export class VectorSet {
     if (plan === 'empty') return [];
     if (plan === 'hybrid' && this.graph && q.dense && prepared) {
       try {
-        const candidates = hybridCandidates(q.topK, q.hybridMultiple, (n) => this.graph?.search(q.dense as Float32Array, n, Math.max(ef, n)) ?? [], (n) =>
-          this.sparse.search(prepared, n, idOf).map((h) => h.label),
-        );
         // The tail (records not yet in the graph) contributes its own best by dense score,
         // as the graph does; its sparse side is already in the postings' candidates.
         // Rescoring the whole tail on both parts would make every hybrid query during
@@ -342,8 +339,12 @@ export class VectorSet {
           (label) => tail.push(label),
         );
         const tailScorer = new Scorer(this.metric, this.arena, { dense: q.dense });
-        const perSide = Math.max(1, Math.ceil(q.topK * (q.hybridMultiple ?? HYBRID_CANDIDATE_MULTIPLE)));
-        for (const h of bestOf(tail, perSide, tailScorer, idOf)) candidates.add(h.label);
+        const dense = q.dense;
+        const candidates = hybridCandidates(q.topK, q.hybridMultiple, [
+          (n) => this.graph?.search(dense, n, Math.max(ef, n)) ?? [],
+          (n) => this.sparse.search(prepared, n, idOf).map((h) => h.label),
+          (n) => bestOf(tail, n, tailScorer, idOf).map((h) => h.label),
+        ]);
         const hits = bestOf(candidates, q.topK, scorer, idOf);
         if (hits.length >= Math.min(q.topK, this.labels.size)) return hits.map(toHit);
       } catch (err) {

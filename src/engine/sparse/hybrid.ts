@@ -15,11 +15,11 @@ export const HYBRID_CANDIDATE_MULTIPLE = 10;
 export function hybridCandidates(
   topK: number,
   multiple: number = HYBRID_CANDIDATE_MULTIPLE,
-  denseTop: (n: number) => readonly number[],
-  sparseTop: (n: number) => readonly number[],
+  /** Each source answers its best `n` labels (graph by dense, postings by sparse, tail by dense). */
+  sources: readonly ((n: number) => readonly number[])[],
 ): Set<number> {
   const n = Math.max(1, Math.ceil(topK * multiple));
-  const out = new Set<number>(denseTop(n));
-  for (const label of sparseTop(n)) out.add(label);
+  const out = new Set<number>();
+  for (const best of sources) for (const label of best(n)) out.add(label);
   return out;
 }
