@@ -1,8 +1,9 @@
 // Candidates for a hybrid query (dense + sparse, score = dense dot + sparse dot) on a
 // namespace with a graph: the graph's best `HYBRID_CANDIDATE_MULTIPLE × topK` by dense
-// score united with the postings' best as many by sparse score. The caller rescores the
-// union exactly on both parts, so every returned score is exact; what can be missed is a
-// record that is in neither list yet beats the k-th by its sum (recall measured in
+// score, the postings' best as many by sparse score, and the best as many by dense score
+// of the records not yet in the graph. The caller rescores the union exactly on both
+// parts, so every returned score is exact; what can be missed is a record that is in no
+// list yet beats the k-th by its sum (recall measured in
 // README "Search engine").
 
 /**
