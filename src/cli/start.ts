@@ -21,6 +21,7 @@ import { ImportService } from '../data/import-service.js';
 import { IndexGauges } from '../data/index-gauges.js';
 import { IndexRegistry } from '../data/index-registry.js';
 import { VectorService } from '../data/vector-service.js';
+import { WriterClient } from '../data/writer/writer-client.js';
 import { EngineClient } from '../engine/engine-client.js';
 import { createLogger } from '../log.js';
 import { buildApp } from '../server/app.js';
@@ -76,7 +77,8 @@ async function serve(config: Config): Promise<void> {
 
   let ready = false;
   const engine = new EngineClient(log);
-  const registry = new IndexRegistry(config.dataDir, engine, log);
+  const writer = new WriterClient(engine, log);
+  const registry = new IndexRegistry(config.dataDir, engine, writer, log);
   const copies = new Copies(config.dataDir, registry, log);
   const runner = new JobRunner(
     catalog,
@@ -111,6 +113,7 @@ async function serve(config: Config): Promise<void> {
     await app.close(); // stops accepting; in-flight requests finish
     await runner.stop(); // background work stops at a safe point
     await importRunner.stop(); // at a batch boundary; resumes at the next start
+    await writer.stop(); // idle: every write request has been answered
     registry.close();
     await engine.stop();
     catalog.close();

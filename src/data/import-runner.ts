@@ -189,7 +189,7 @@ export class ImportRunner {
         this.checkContinue(job, index);
         if (batch.records.length > 0) {
           this.disk.requireSpace('a bulk import batch', estimatedBytes(batch.records));
-          this.vectors.upsertRecords(index, batch.ns, batch.records);
+          await this.vectors.upsertRecords(index, batch.ns, batch.records);
         }
         progress.rowsDone += batch.rows;
         progress.recordsImported += batch.records.length;

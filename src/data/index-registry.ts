@@ -1,5 +1,6 @@
-// The registry of open indexes: each index's record store (main thread) and its
-// search structures (in the engine worker). It creates an index's storage, recovers
+// The registry of open indexes: each index's record store (main thread: reads, purges,
+// compaction), its write connection (the writer thread) and its search structures (the
+// engine worker). It creates an index's storage, recovers
 // every index at start, hides an index while it loads (503 with Retry-After), frees
 // dropped namespaces in bounded background chunks, and removes a deleted index's files.
 import { rmSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { filterableFields } from './filterable-fields.js';
 import { RecordStore } from '../engine/store/record-store.js';
 import { isStorageFull, unavailable } from '../errors.js';
 import { isCopyActive } from './snapshot-copy.js';
+import type { WriterClient } from './writer/writer-client.js';
 
 /** Rows freed per purge step; each step is one short transaction between requests. */
 const PURGE_ROWS_PER_STEP = 2000;
@@ -48,6 +50,7 @@ export class IndexRegistry implements IndexStorage {
   constructor(
     private readonly dataDir: string,
     readonly engine: EngineClient,
+    readonly writer: WriterClient,
     private readonly log: RegistryLog,
   ) {
     engine.onSnapshot = (indexId, seq) => this.scheduleCompaction(indexId, seq);
@@ -110,6 +113,12 @@ export class IndexRegistry implements IndexStorage {
       throw unavailable(`Index ${index.name} is loading; retry shortly.`, 1);
     }
     return entry.store;
+  }
+
+  /** The store directory of a loaded index, for a write on the writer thread; 503 while it loads. */
+  writableDir(index: IndexRow): string {
+    this.store(index);
+    return indexDir(this.dataDir, index.id);
   }
 
   /**
@@ -186,6 +195,7 @@ export class IndexRegistry implements IndexStorage {
     if (entry) {
       this.open.delete(indexId);
       entry.store.close();
+      await this.writer.close(indexId);
       await this.engine.close(indexId);
     }
     await rm(indexDir(this.dataDir, indexId), { recursive: true, force: true });
@@ -216,6 +226,8 @@ export class IndexRegistry implements IndexStorage {
     const dir = indexDir(this.dataDir, index.id);
     const entry: OpenIndex = { store, loaded: usableAtOnce, failed: false, purging: false };
     this.open.set(index.id, entry);
+    // Reads report (and wait for) at least the store's last seq, so LSNs never go back across a restart.
+    this.writer.noteSeq(index.id, store.snapshotSeq());
     const started = Date.now();
     try {
       await this.engine.open(index.id, dir, shapeOf(index), index.hostId);

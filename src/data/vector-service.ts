@@ -1,12 +1,12 @@
 // Vector operations on one index (the data plane's rules). Writes: validate, then hand
-// the write to WritePath (commit, then post the committed changes to the engine), then
-// answer — so the next read sees them (decision 9). Reads that
-// need search go to the engine worker; reads by id or key go to the store directly.
+// the write to WritePath (the writer thread commits, then posts the committed changes to
+// the engine), then answer with the write's LSN — so the next read sees them (decision
+// 9). Reads that need search go to the engine worker with the index's acknowledged seq
+// (minSeq); reads by id or key go to the store directly.
 import { isPodSpec, type IndexRow } from '../catalog/indexes.js';
 import { compileFilter, FilterError, isEmptyFilter, parseFilterNode, type FilterNode } from '../engine/filter.js';
 import type { StoredRecord } from '../engine/model.js';
 import type { EngineMatch } from '../engine/protocol.js';
-import type { RecordStore } from '../engine/store/record-store.js';
 import { conflict, invalid, notFound, show } from '../errors.js';
 import {
   DELETE_MAX_IDS,
@@ -16,12 +16,12 @@ import {
   LIST_LIMIT_DEFAULT,
   LIST_LIMIT_MAX,
   MAX_CANDIDATES_MAX,
-  POD_CAPACITY_X1,
   TOP_K_MAX,
 } from '../limits.js';
 import type { IndexRegistry } from './index-registry.js';
 import { checkFilterable } from './filterable-fields.js';
 import { WritePath } from './write-path.js';
+import { podCapacity } from './pod-capacity.js';
 import { decodePageToken, encodePageToken, scopeHash } from './page-token.js';
 import {
   denseValues,
@@ -34,7 +34,6 @@ import {
   sparseField,
   sparseValues,
   typeName,
-  upsertInput,
   vectorId,
 } from './vector-input.js';
 
@@ -73,37 +72,38 @@ export class VectorService {
   }
 
   /**
-   * The index's log sequence number now: the seq of its last committed change (0 when
-   * none). Sequence numbers are per index, never reused and only grow (DESIGN.md
-   * "Storage"). Because every write on this thread commits and posts its changes to the
-   * engine before returning, and the engine applies posted messages in order:
-   * - read right after a write returns, it is that write's LSN (nothing can interleave);
-   * - read right before a read (a store read, or a query posted to the engine), the read
-   *   sees every change up to it — the freshness headers' promise (src/server/routes/
-   *   data-plane.ts). If writes ever leave this thread (issue 15), this must become the
-   *   seq the write's commit returned and the seq the engine held when it answered.
+   * A read's LSN: the highest seq acknowledged for the index (0 when none). Sequence
+   * numbers are per index, never reused and only grow (DESIGN.md "Storage"). Taken right
+   * before a read, the read sees every change up to it — the freshness headers' promise
+   * (src/server/routes/data-plane.ts): a store read, because every acknowledged write
+   * committed before its acknowledgement (WAL makes a commit visible to the next read);
+   * an engine read, because it carries this seq as minSeq (engine-worker.ts
+   * "Read-your-writes"). A write's own LSN is the seq its commit returned (Written.lsn).
    */
   lsn(index: IndexRow): number {
-    return this.registry.store(index).snapshotSeq();
+    return this.registry.writer.ackedSeq(index.id);
   }
 
-  upsert(index: IndexRow, body: unknown): number {
-    const { namespace: ns, records } = upsertInput(body, index);
-    return this.upsertRecords(index, ns, records);
+  /**
+   * The raw bytes of an upsert body: parsed, validated and stored on the writer thread
+   * (upsertInput there, the same rules). The buffer is transferred.
+   */
+  async upsert(index: IndexRow, body: Uint8Array): Promise<{ upsertedCount: number; lsn: number }> {
+    const { result, lsn } = await this.writes.upsertBody(index, body);
+    return { upsertedCount: result, lsn };
   }
 
   /**
    * Stores validated records in one transaction and hands the committed changes to the
-   * engine: the write path shared by HTTP upserts and bulk imports (import-runner.ts).
+   * engine: the write path of bulk imports (import-runner.ts).
    */
-  upsertRecords(index: IndexRow, ns: string, records: StoredRecord[]): number {
-    this.checkPodCapacity(index, this.writes.store(index), records.length);
-    this.writes.upsert(index, ns, records);
-    return records.length;
+  async upsertRecords(index: IndexRow, ns: string, records: StoredRecord[]): Promise<{ upsertedCount: number; lsn: number }> {
+    const { result, lsn } = await this.writes.upsertRecords(index, ns, records);
+    return { upsertedCount: result, lsn };
   }
 
   /** By id: `{}`; by filter: the number of matching records. Unknown ids are a no-op. */
-  async update(index: IndexRow, body: unknown): Promise<{ matchedRecords?: number }> {
+  async update(index: IndexRow, body: unknown): Promise<{ result: { matchedRecords?: number }; lsn: number }> {
     const obj = requireObject(body, 'request body');
     const ns = namespaceOf(obj.namespace);
     const setMetadata = metadataOf(obj.setMetadata, 'setMetadata');
@@ -119,10 +119,9 @@ export class VectorService {
       if (!setMetadata && !dryRun) throw invalid('setMetadata is required for an update by filter');
       // The engine's columns name the matches; the store checks each again when it writes
       // (a write that landed meanwhile may have changed it).
-      const candidates = await this.registry.engine.ids(index.id, ns, node);
-      return {
-        matchedRecords: this.writes.updateMetadataWhere(index, ns, compileFilter(node), setMetadata ?? {}, dryRun, candidates),
-      };
+      const candidates = await this.registry.engine.ids(index.id, ns, node, this.lsn(index));
+      const { result, lsn } = await this.writes.updateMetadataWhere(index, ns, node, setMetadata ?? {}, dryRun, candidates);
+      return { result: { matchedRecords: result }, lsn };
     }
     const id = vectorId(obj.id, 'id');
     const values = denseValues(obj.values, 'values', index);
@@ -131,11 +130,12 @@ export class VectorService {
     if (!values && !sparse && !setMetadata) {
       throw invalid('an update needs at least one of values, sparseValues or setMetadata');
     }
-    this.writes.update(index, ns, id, { values, sparse, setMetadata });
-    return {};
+    const { lsn } = await this.writes.update(index, ns, id, { values, sparse, setMetadata });
+    return { result: {}, lsn };
   }
 
-  async delete(index: IndexRow, body: unknown): Promise<void> {
+  /** Resolves with the delete's LSN. */
+  async delete(index: IndexRow, body: unknown): Promise<number> {
     const obj = requireObject(body, 'request body');
     const ns = namespaceOf(obj.namespace);
     const deleteAll = optionalBoolean(obj.deleteAll, 'deleteAll', false);
@@ -144,18 +144,16 @@ export class VectorService {
       throw invalid('send exactly one of ids, deleteAll: true or filter');
     }
     if (deleteAll) {
-      this.writes.dropNamespace(index, ns);
-      return;
+      return (await this.writes.dropNamespace(index, ns)).lsn;
     }
     if (obj.filter !== undefined) {
       const node = requireFilterNode(obj.filter);
       checkFilterable(index, node);
-      const candidates = await this.registry.engine.ids(index.id, ns, node);
-      this.writes.deleteWhere(index, ns, compileFilter(node), candidates);
-      return;
+      const candidates = await this.registry.engine.ids(index.id, ns, node, this.lsn(index));
+      return (await this.writes.deleteWhere(index, ns, node, candidates)).lsn;
     }
     const ids = idList(obj.ids, 'ids', DELETE_MAX_IDS);
-    this.writes.deleteIds(index, ns, ids);
+    return (await this.writes.deleteIds(index, ns, ids)).lsn;
   }
 
   fetch(index: IndexRow, rawIds: unknown, rawNamespace: unknown): { namespace: string; records: StoredRecord[] } {
@@ -194,7 +192,7 @@ export class VectorService {
       const items = rows.slice(0, limit);
       return { namespace, page: { items, next: rows.length > limit ? encodePageToken(items[limit - 1].id, scope) : undefined } };
     }
-    const ids = await this.registry.engine.ids(index.id, namespace, node, { after, limit: limit + 1 });
+    const ids = await this.registry.engine.ids(index.id, namespace, node, this.lsn(index), { after, limit: limit + 1 });
     const more = ids.length > limit;
     const predicate = compileFilter(node);
     const items = store.fetch(namespace, ids.slice(0, limit)).filter((r) => predicate(r.metadata));
@@ -255,6 +253,7 @@ export class VectorService {
         throw invalid(`vector is required to query dense index ${index.name} (sparseVector may be added for hybrid)`);
       }
     }
+    const minSeq = this.lsn(index);
     const matches = await this.registry.engine.query(index.id, {
       namespace,
       topK,
@@ -264,7 +263,7 @@ export class VectorService {
       maxCandidates,
       includeValues,
       includeMetadata,
-    });
+    }, minSeq);
     if (includeMetadata) this.addMetadata(index, namespace, matches);
     return { namespace, matches };
   }
@@ -298,7 +297,7 @@ export class VectorService {
       }
       const filter = requireFilterNode(obj.filter);
       checkFilterable(index, filter);
-      const matching = await this.registry.engine.count(index.id, filter);
+      const matching = await this.registry.engine.count(index.id, filter, this.lsn(index));
       counts.clear();
       for (const [ns, n] of Object.entries(matching)) if (n > 0) counts.set(ns, n);
     }
@@ -307,10 +306,7 @@ export class VectorService {
 
   /** Records per pod (capacity) of a pod index, or undefined for serverless. */
   capacity(index: IndexRow): number | undefined {
-    if (!isPodSpec(index.spec)) return undefined;
-    const [family, size] = index.spec.pod.pod_type.split('.');
-    const multiplier = Number(size.slice(1));
-    return POD_CAPACITY_X1[family] * multiplier * index.spec.pod.pods;
+    return podCapacity(index);
   }
 
   // ---- namespaces API ------------------------------------------------------------
@@ -344,33 +340,26 @@ export class VectorService {
     return { count: store.count(ns) };
   }
 
-  deleteNamespace(index: IndexRow, rawName: string): void {
+  /** Resolves with the drop's LSN. */
+  async deleteNamespace(index: IndexRow, rawName: string): Promise<number> {
     const ns = namespaceOf(rawName, 'namespace');
-    if (!this.writes.dropNamespace(index, ns)) throw notFound(`Namespace ${rawName} not found in index ${index.name}.`);
+    const { result, lsn } = await this.writes.dropNamespace(index, ns);
+    if (!result) throw notFound(`Namespace ${rawName} not found in index ${index.name}.`);
+    return lsn;
   }
 
-  createNamespace(index: IndexRow, body: unknown): string {
+  async createNamespace(index: IndexRow, body: unknown): Promise<string> {
     const obj = requireObject(body, 'request body');
     if (typeof obj.name !== 'string') throw invalid(`name must be a string, got ${typeName(obj.name)}`);
     const ns = namespaceOf(obj.name, 'name');
     if (ns === '') throw invalid('the default namespace ("" or "__default__") cannot be created explicitly');
     if (obj.schema !== undefined) requireObject(obj.schema, 'schema');
-    if (!this.registry.store(index).createNamespace(ns)) {
+    if (!(await this.writes.createNamespace(index, ns)).result) {
       throw conflict(`Namespace ${obj.name} already exists in index ${index.name}.`);
     }
     return ns;
   }
 
-  private checkPodCapacity(index: IndexRow, store: RecordStore, adding: number): void {
-    const capacity = this.capacity(index);
-    if (capacity === undefined) return;
-    if (store.totalCount() + adding > capacity) {
-      throw invalid(
-        `index ${index.name} is full: ${capacity} records fit its ${isPodSpec(index.spec) ? index.spec.pod.pod_type : ''} ` +
-          'pods; configure a larger pod type or delete records',
-      );
-    }
-  }
 }
 
 function idList(v: unknown, field: string, max: number): string[] {

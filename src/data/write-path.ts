@@ -1,35 +1,39 @@
-// The write path's one owner (DESIGN.md "Write path", "Threads and order"): every write
-// to an index commits to its record store in one transaction (the durable point), then
-// hands exactly the changes that committed to the engine, in commit order, before the
-// caller answers. Keeping both steps here, and nowhere else, is what makes a query after
-// an acknowledged write see it, and the engine's state equal the store's.
+// The main thread's side of the write path (DESIGN.md "Write path", "Threads and order").
+// Every write to an index goes to the writer thread (src/data/writer/), which validates
+// what is left to validate, commits in one transaction (the durable point), posts the
+// committed changes to the engine in commit order, and only then answers; this resolves
+// with the write's result and its LSN (the seq of the index after the commit). No write
+// to a record store happens on this thread any more, except background purges and
+// tombstone compaction (index-registry.ts), which never allocate a seq.
 import type { IndexRow } from '../catalog/indexes.js';
-import type { Predicate } from '../engine/filter.js';
-import type { Change, Metadata, StoredRecord } from '../engine/model.js';
-import type { RecordPatch, RecordStore } from '../engine/store/record-store.js';
+import type { FilterNode } from '../engine/filter.js';
+import type { Metadata, StoredRecord } from '../engine/model.js';
+import type { RecordPatch } from '../engine/store/record-store.js';
 import type { IndexRegistry } from './index-registry.js';
+import type { Write, WriteCalls } from './writer/protocol.js';
+
+export interface Written<T> {
+  /** The index's seq after the write committed (x-pinecone-request-lsn). */
+  lsn: number;
+  result: T;
+}
 
 export class WritePath {
   constructor(private readonly registry: IndexRegistry) {}
 
-  /** The store for checks before a write (capacity); 503 while the index loads. */
-  store(index: IndexRow): RecordStore {
-    return this.registry.store(index);
+  /** An upsert's body bytes, parsed and validated on the writer thread; the buffer is transferred (unusable here afterwards). */
+  upsertBody(index: IndexRow, body: Uint8Array): Promise<Written<number>> {
+    const owned = ownBuffer(body);
+    return this.send(index, { op: 'upsert', body: owned }, [owned.buffer as ArrayBuffer]);
   }
 
-  upsert(index: IndexRow, ns: string, records: readonly StoredRecord[]): void {
-    this.commit(index, (store) => store.upsert(ns, records));
+  upsertRecords(index: IndexRow, ns: string, records: StoredRecord[]): Promise<Written<number>> {
+    return this.send(index, { op: 'upsert-records', ns, records });
   }
 
   /** False when the id does not exist (nothing written). */
-  update(index: IndexRow, ns: string, id: string, patch: RecordPatch): boolean {
-    let found = false;
-    this.commit(index, (store) => {
-      const change = store.update(ns, id, patch);
-      found = change !== null;
-      return change === null ? [] : [change];
-    });
-    return found;
+  update(index: IndexRow, ns: string, id: string, patch: RecordPatch): Promise<Written<boolean>> {
+    return this.send(index, { op: 'update', ns, id, patch });
   }
 
   /**
@@ -39,44 +43,48 @@ export class WritePath {
   updateMetadataWhere(
     index: IndexRow,
     ns: string,
-    predicate: Predicate,
+    filter: FilterNode,
     setMetadata: Metadata,
     dryRun: boolean,
-    candidates: readonly string[],
-  ): number {
-    let matched = 0;
-    this.commit(index, (store) => {
-      const result = store.updateMetadataWhere(ns, predicate, setMetadata, dryRun, candidates);
-      matched = result.matched;
-      return result.changes;
-    });
-    return matched;
+    candidates: string[],
+  ): Promise<Written<number>> {
+    return this.send(index, { op: 'update-where', ns, filter, setMetadata, dryRun, candidates });
   }
 
-  deleteIds(index: IndexRow, ns: string, ids: readonly string[]): void {
-    this.commit(index, (store) => store.deleteIds(ns, ids));
+  deleteIds(index: IndexRow, ns: string, ids: string[]): Promise<Written<null>> {
+    return this.send(index, { op: 'delete-ids', ns, ids });
   }
 
-  /** Deletes the `candidates` (the engine's matches) that still match `predicate`. */
-  deleteWhere(index: IndexRow, ns: string, predicate: Predicate, candidates: readonly string[]): void {
-    this.commit(index, (store) => store.deleteWhere(ns, predicate, candidates));
+  /** Deletes the `candidates` (the engine's matches) that still match `filter`. */
+  deleteWhere(index: IndexRow, ns: string, filter: FilterNode, candidates: string[]): Promise<Written<null>> {
+    return this.send(index, { op: 'delete-where', ns, filter, candidates });
   }
 
   /** Hides the namespace at once and frees its rows in the background; false when it does not exist. */
-  dropNamespace(index: IndexRow, ns: string): boolean {
-    let found = false;
-    this.commit(index, (store) => {
-      const change = store.dropNamespace(ns);
-      found = change !== null;
-      return change === null ? [] : [change];
-    });
-    if (!found) return false;
-    this.registry.schedulePurge(index.id);
-    return true;
+  async dropNamespace(index: IndexRow, ns: string): Promise<Written<boolean>> {
+    const written = await this.send(index, { op: 'drop-namespace', ns });
+    if (written.result) this.registry.schedulePurge(index.id);
+    return written;
   }
 
-  private commit(index: IndexRow, write: (store: RecordStore) => Change[]): void {
-    const changes = write(this.registry.store(index));
-    this.registry.engine.apply(index.id, changes);
+  /** False when the namespace already exists. */
+  createNamespace(index: IndexRow, ns: string): Promise<Written<boolean>> {
+    return this.send(index, { op: 'create-namespace', ns });
   }
+
+  private async send<W extends Write>(index: IndexRow, write: W, transfer: ArrayBuffer[] = []): Promise<Written<WriteCalls[W['op']]['result']>> {
+    const dir = this.registry.writableDir(index); // 503 while the index loads
+    const { seq, result } = await this.registry.writer.write(index, dir, write, transfer);
+    return { lsn: seq, result };
+  }
+}
+
+/**
+ * A view that owns its whole ArrayBuffer, so transferring it moves only these bytes:
+ * a small Buffer is a slice of Node's shared pool, which must never be transferred
+ * (it would detach the pool); those few bytes are copied instead.
+ */
+function ownBuffer(bytes: Uint8Array): Uint8Array {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer) return bytes;
+  return new Uint8Array(bytes);
 }

@@ -1,18 +1,21 @@
-// The main thread's handle on the engine worker. Writes post their committed changes
-// and return at once (messages keep their order, so the next query sees them); reads
-// and loads are request/response.
+// The main thread's handle on the engine worker. Committed changes do not pass through
+// here: the writer thread posts them on its own port to the worker (connectWriter).
+// Reads and loads are request/response; every read carries the minSeq it must see
+// (engine-worker.ts "Read-your-writes").
 //
 // Restart: when the worker dies (exits, or reports that an apply failed, which means its
-// structures no longer match the stores) a new worker is started and every open index is
-// loaded again from its record store. Nothing is lost: every change was committed to a
-// store before it was posted, and the new worker's load reads the stores after those
-// commits. Meanwhile requests answer 503 UNAVAILABLE with Retry-After. Restarts back off
-// (doubling up to MAX_RESTART_DELAY_MS) so a fault that recurs on load cannot spin.
-import { Worker } from 'node:worker_threads';
+// structures no longer match the stores) a new worker is started, the writer thread is
+// given a port to it (onWriterPort, awaited), and only then is every open index loaded
+// again from its record store. Nothing is lost: a change the writer committed before it
+// switched ports is in the store the loads read; one committed after reaches the new
+// worker on the new port. Meanwhile requests answer 503 UNAVAILABLE with Retry-After.
+// Restarts back off (doubling up to MAX_RESTART_DELAY_MS) so a fault that recurs on
+// load cannot spin.
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { unavailable } from '../errors.js';
 import { engineQueryDuration, engineQueueDepth, engineUnindexedRecords, engineWorkerRestarts } from '../metrics.js';
 import type { FilterNode } from './filter.js';
-import type { Change, IndexShape } from './model.js';
+import type { IndexShape } from './model.js';
 import type {
   EngineCall,
   EngineMatch,
@@ -59,6 +62,8 @@ export class EngineClient {
   /** Set between a worker's death and its replacement's start. */
   private down = false;
   private restartDelay = MIN_RESTART_DELAY_MS;
+  /** Workers that have exited (one may die while the writer is handed its port). */
+  private readonly exited = new WeakSet<Worker>();
   private startedAt = Date.now();
 
   constructor(private readonly log: EngineLog) {
@@ -80,29 +85,42 @@ export class EngineClient {
   }
 
   /**
-   * Never throws: it runs after a write committed, and a write that committed must not
-   * answer 5xx (decision 3). While the worker restarts, the change is already in the
-   * store that the new worker loads.
+   * A new port to the current worker, for the writer thread to post its committed changes
+   * on (protocol.ts WriterToEngine). The worker drops the previous writer port.
    */
-  apply(indexId: string, changes: Change[]): void {
-    if (changes.length === 0 || this.down || this.stopped) return;
-    this.worker.postMessage({ op: 'apply', indexId, changes } satisfies EngineRequest);
+  connectWriter(): MessagePort {
+    const { port1, port2 } = new MessageChannel();
+    this.worker.postMessage({ op: 'connect-writer', port: port1 } satisfies EngineRequest, [port1]);
+    return port2;
   }
 
-  async query(indexId: string, query: EngineQuery): Promise<EngineMatch[]> {
+  /**
+   * Set by the writer's owner: hands a restarted worker's port to the writer thread and
+   * resolves once the writer posts on it (see the restart note at the top).
+   */
+  onWriterPort: ((port: MessagePort) => Promise<void>) | undefined;
+
+  /** `minSeq`: the highest acknowledged seq of the index (engine-worker.ts "Read-your-writes"). */
+  async query(indexId: string, query: EngineQuery, minSeq: number): Promise<EngineMatch[]> {
     const started = performance.now();
-    const result = await this.call({ op: 'query', indexId, query }, (r) => (r.op === 'query' ? r.result : undefined));
+    const result = await this.call({ op: 'query', indexId, query, minSeq }, (r) => (r.op === 'query' ? r.result : undefined));
     engineQueryDuration.observe((performance.now() - started) / 1000);
     return result;
   }
 
-  count(indexId: string, filter: FilterNode): Promise<Record<string, number>> {
-    return this.call({ op: 'count', indexId, filter }, (r) => (r.op === 'count' ? r.result : undefined));
+  count(indexId: string, filter: FilterNode, minSeq: number): Promise<Record<string, number>> {
+    return this.call({ op: 'count', indexId, filter, minSeq }, (r) => (r.op === 'count' ? r.result : undefined));
   }
 
   /** Ids matching `filter` in a namespace (protocol.ts `ids`). */
-  ids(indexId: string, namespace: string, filter: FilterNode | undefined, page?: { after?: string; limit: number }): Promise<string[]> {
-    return this.call({ op: 'ids', indexId, namespace, filter, page }, (r) => (r.op === 'ids' ? r.result : undefined));
+  ids(
+    indexId: string,
+    namespace: string,
+    filter: FilterNode | undefined,
+    minSeq: number,
+    page?: { after?: string; limit: number },
+  ): Promise<string[]> {
+    return this.call({ op: 'ids', indexId, namespace, filter, page, minSeq }, (r) => (r.op === 'ids' ? r.result : undefined));
   }
 
   /** False while the worker restarts or any index is still loading (GET /ready). */
@@ -165,7 +183,10 @@ export class EngineClient {
     const worker = new Worker(new URL('./worker/engine-worker.js', import.meta.url));
     worker.on('message', (msg: EngineMessage) => this.onMessage(worker, msg));
     worker.on('error', (err) => this.onDeath(worker, err));
-    worker.on('exit', (code) => this.onDeath(worker, new Error(`engine worker exited with code ${code}`)));
+    worker.on('exit', (code) => {
+      this.exited.add(worker);
+      this.onDeath(worker, new Error(`engine worker exited with code ${code}`));
+    });
     this.startedAt = Date.now();
     return worker;
   }
@@ -216,12 +237,31 @@ export class EngineClient {
       p.fail(restarting());
     }
     engineQueueDepth.set(this.pending.size);
-    setTimeout(() => this.restart(), delay).unref();
+    this.scheduleRestart(delay);
   }
 
-  private restart(): void {
+  private scheduleRestart(delay: number): void {
+    setTimeout(() => void this.restart(), delay).unref();
+  }
+
+  private async restart(): Promise<void> {
     if (this.stopped) return;
-    this.worker = this.spawn();
+    const worker = this.spawn();
+    this.worker = worker;
+    // Still `down`: no read is posted before the loads below (it would find no index).
+    try {
+      await this.onWriterPort?.(this.connectWriter());
+    } catch (err) {
+      this.log.error({ err }, 'handing the restarted engine worker to the writer thread failed');
+    }
+    if (this.stopped) return;
+    if (this.exited.has(worker)) {
+      // It died meanwhile; onDeath ignored it while `down`, so start the next one here.
+      const delay = this.restartDelay;
+      this.restartDelay = Math.min(this.restartDelay * 2, MAX_RESTART_DELAY_MS);
+      this.scheduleRestart(delay);
+      return;
+    }
     this.down = false;
     const reloading = new Set<string>();
     for (const p of this.pending.values()) {

@@ -1,8 +1,11 @@
 // Messages between the main thread (EngineClient) and the engine worker, typed end to
 // end: each call names its arguments and its result, and a reply carries the op it
 // answers so the client narrows it without casts. The worker owns every search
-// structure; the main thread commits to the record stores and posts the committed
-// changes ('apply'), in commit order, before answering the write.
+// structure. Writes reach it on a second port: the writer thread (src/data/writer/)
+// commits to the record stores and posts the committed changes ('apply') on its own
+// MessagePort to this worker, in commit order, before the write is answered. Reads that
+// must see acknowledged writes carry `minSeq` (see engine-worker.ts "Read-your-writes").
+import type { MessagePort } from 'node:worker_threads';
 import type { FilterNode } from './filter.js';
 import type { Change, IndexShape, SparseValues, StoredRecord } from './model.js';
 
@@ -30,9 +33,13 @@ export interface EngineCalls {
   /** Load an index's records from its store directory; answered when searchable. */
   open: { args: { indexId: string; dir: string; shape: IndexShape }; result: null };
   close: { args: { indexId: string }; result: null };
-  query: { args: { indexId: string; query: EngineQuery }; result: EngineMatch[] };
+  /**
+   * `minSeq`: the highest seq acknowledged to any client for this index when the read
+   * was posted; the worker answers only once it has applied every change up to it.
+   */
+  query: { args: { indexId: string; query: EngineQuery; minSeq: number }; result: EngineMatch[] };
   /** Records per namespace matching a filter (stats of pod indexes). */
-  count: { args: { indexId: string; filter: FilterNode }; result: Record<string, number> };
+  count: { args: { indexId: string; filter: FilterNode; minSeq: number }; result: Record<string, number> };
   /**
    * Ids of the namespace's records matching a filter (every record without one), from
    * the metadata columns: fetch_by_metadata and update/delete by filter use it instead of
@@ -40,7 +47,7 @@ export interface EngineCalls {
    * order (byte order); without: all of them, unordered.
    */
   ids: {
-    args: { indexId: string; namespace: string; filter?: FilterNode; page?: { after?: string; limit: number } };
+    args: { indexId: string; namespace: string; filter?: FilterNode; page?: { after?: string; limit: number }; minSeq: number };
     result: string[];
   };
   /** Write a snapshot of every index changed since its last one (clean shutdown). */
@@ -58,7 +65,25 @@ export interface ApplyMessage {
   changes: Change[];
 }
 
-export type EngineRequest = EngineCall | ApplyMessage;
+/**
+ * The first message on every new writer port: apply, from the record stores, every
+ * committed change the worker has not received (a writer thread that died between its
+ * commit and its 'apply' left such a gap). Later applies on the port follow it.
+ */
+export interface CatchUpMessage {
+  op: 'catch-up';
+}
+
+/** What the writer thread posts on its port to this worker, in commit order. */
+export type WriterToEngine = ApplyMessage | CatchUpMessage;
+
+/** Main thread → worker: the port on which the (current) writer thread posts its changes. */
+export interface ConnectWriterMessage {
+  op: 'connect-writer';
+  port: MessagePort;
+}
+
+export type EngineRequest = EngineCall | ConnectWriterMessage;
 
 export type EngineReply =
   | { [K in EngineOp]: { type: 'reply'; op: K; reqId: number; result: EngineCalls[K]['result'] } }[EngineOp]

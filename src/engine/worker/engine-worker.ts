@@ -1,6 +1,23 @@
-// The engine worker thread: owns every search structure and handles messages strictly
-// in the order they were posted, so a query posted after a write's changes sees them
-// (read-your-writes, DESIGN.md "Threads and order").
+// The engine worker thread: owns every search structure. It hears two ports: the main
+// thread's (loads, queries, counts, ids) and the writer thread's (committed changes, in
+// commit order; src/data/writer/). Each port's messages are handled in the order posted.
+//
+// Read-your-writes (DESIGN.md "Threads and order"). Across two ports message order says
+// nothing, so it is made explicit with sequence numbers:
+// 1. The writer commits a write (seq S is the durable point), posts its changes on its
+//    port, and only then replies to the main thread; so once S is acknowledged, every
+//    change up to S is committed in the store and posted (or in flight) to this worker.
+// 2. The main thread keeps, per index, the highest acknowledged seq, and every read it
+//    posts here carries it as `minSeq`.
+// 3. This worker answers a read only once it holds every change up to minSeq (slot.seq,
+//    the seq of the last change applied or loaded, >= minSeq); until then the read waits
+//    in `held`, and each apply releases the reads it satisfies. A write acknowledged
+//    before a read was posted is therefore always visible to that read.
+// A writer that died after a commit and before its apply leaves a gap no later apply
+// fills (the write was answered 503, but it is stored): every new writer port starts
+// with 'catch-up', which applies changesSince(slot.seq) from the store, before any of
+// the new writer's changes. A restarted worker loads every store after the new writer
+// port is connected (engine-client.ts), so it holds every acknowledged change.
 //
 // Scheduling: messages come first. Background work — loading an index, inserting the
 // tail into graphs, rebuilding graphs, writing snapshots — runs in slices between
@@ -8,11 +25,12 @@
 // waits at most one slice, and the main thread never waits for any of it. Loading and
 // graph inserts are bounded by the slice budget (below); a snapshot write is one longer step (hnswlib
 // writes a graph in one call), which is why snapshots are rare (see maybeSnapshot).
-import { parentPort } from 'node:worker_threads';
+import { type MessagePort, parentPort } from 'node:worker_threads';
 import { EngineIndex } from '../engine-index.js';
 import { pageOfIds } from '../id-order.js';
 import type { Change, IndexShape } from '../model.js';
-import type { EngineCall, EngineMessage, EngineReply, EngineRequest, LogLevel } from '../protocol.js';
+import type { EngineCall, EngineMessage, EngineReply, EngineRequest, LogLevel, WriterToEngine } from '../protocol.js';
+import { RecordStore } from '../store/record-store.js';
 import { writeSnapshot } from '../snapshot/snapshot-files.js';
 import { FAULT_CRASH_ID, faultInjectionEnabled } from './fault-injection.js';
 import type { IndexLoader } from './loader.js';
@@ -40,6 +58,15 @@ const PROGRESS_LOG_INTERVAL_MS = 5000;
 // the tail is still being inserted (that snapshot would be outdated at once).
 const SNAPSHOT_MIN_CHANGES = 1000;
 const SNAPSHOT_MIN_INTERVAL_MS = 60_000;
+// A read waits for its minSeq at most this long, then answers "retry" (503). Reaching it
+// normally takes one message; the bound only keeps a lost change from hanging a read.
+const HOLD_LIMIT_MS = 10_000;
+
+/** A read waiting until its index has applied `minSeq`. */
+interface HeldRead {
+  msg: Extract<EngineCall, { op: 'query' | 'count' | 'ids' }>;
+  timer: NodeJS.Timeout;
+}
 
 interface IndexSlot {
   dir: string;
@@ -55,6 +82,8 @@ interface IndexSlot {
   fromSnapshot: boolean;
   /** The seq of the last change the engine holds. */
   seq: number;
+  /** Reads waiting for a higher seq (see "Read-your-writes" above). */
+  held: HeldRead[];
   changesSinceSnapshot: number;
   lastSnapshotAt: number;
   lastProgressLog: number;
@@ -90,6 +119,7 @@ function newEngine(indexId: string, shape: IndexShape): EngineIndex {
 function open(msg: Extract<EngineCall, { op: 'open' }>): void {
   const previous = indexes.get(msg.indexId);
   previous?.loader?.close();
+  if (previous) failHeld(previous, `index ${msg.indexId} is reloading`);
   const waiting = previous?.loader ? previous.openReqIds : [];
   const { engine, loader, snapshotSeq, unusable } = beginRecovery(msg.dir, msg.shape, () => newEngine(msg.indexId, msg.shape));
   if (unusable !== undefined) {
@@ -105,6 +135,7 @@ function open(msg: Extract<EngineCall, { op: 'open' }>): void {
     started: performance.now(),
     fromSnapshot: snapshotSeq !== undefined,
     seq: loader.seq,
+    held: [],
     changesSinceSnapshot: loader.seq - (snapshotSeq ?? 0),
     lastSnapshotAt: snapshotSeq !== undefined ? performance.now() : -Infinity,
     lastProgressLog: performance.now(),
@@ -126,23 +157,69 @@ function handle(msg: EngineCall): EngineReply | undefined {
         slot.loader.close();
         for (const reqId of slot.openReqIds) post({ type: 'error', reqId, error: `index ${msg.indexId} was closed while loading`, retryable: false });
       }
+      if (slot) failHeld(slot, `index ${msg.indexId} was closed`);
       indexes.delete(msg.indexId);
       return { type: 'reply', op: 'close', reqId: msg.reqId, result: null };
     }
     case 'query':
-      return { type: 'reply', op: 'query', reqId: msg.reqId, result: ready(msg.indexId).query(msg.query) };
     case 'count':
-      return { type: 'reply', op: 'count', reqId: msg.reqId, result: ready(msg.indexId).count(msg.filter) };
-    case 'ids': {
-      const ids = ready(msg.indexId).matchingIds(msg.namespace, msg.filter);
-      const result = msg.page ? pageOfIds(ids, msg.page.after, msg.page.limit) : ids;
-      return { type: 'reply', op: 'ids', reqId: msg.reqId, result };
-    }
+    case 'ids':
+      return read(msg);
     case 'flush':
       for (const [indexId, slot] of indexes) if (!slot.loader && slot.changesSinceSnapshot > 0) snapshotIndex(indexId, slot);
       halted = true; // the client terminates this worker next
       return { type: 'reply', op: 'flush', reqId: msg.reqId, result: null };
   }
+}
+
+/** Answers a read, or holds it (undefined) until its index has applied `minSeq`. */
+function read(msg: HeldRead['msg']): EngineReply | undefined {
+  const engine = ready(msg.indexId);
+  const slot = indexes.get(msg.indexId);
+  if (slot && slot.seq < msg.minSeq) {
+    const held: HeldRead = {
+      msg,
+      timer: setTimeout(() => {
+        if (!slot.held.includes(held)) return;
+        slot.held.splice(slot.held.indexOf(held), 1);
+        const error = `index ${msg.indexId} has not yet applied write ${msg.minSeq} (it holds ${slot.seq})`;
+        post({ type: 'error', reqId: msg.reqId, error, retryable: true });
+      }, HOLD_LIMIT_MS),
+    };
+    slot.held.push(held);
+    return undefined;
+  }
+  switch (msg.op) {
+    case 'query':
+      return { type: 'reply', op: 'query', reqId: msg.reqId, result: engine.query(msg.query) };
+    case 'count':
+      return { type: 'reply', op: 'count', reqId: msg.reqId, result: engine.count(msg.filter) };
+    case 'ids': {
+      const ids = engine.matchingIds(msg.namespace, msg.filter);
+      const result = msg.page ? pageOfIds(ids, msg.page.after, msg.page.limit) : ids;
+      return { type: 'reply', op: 'ids', reqId: msg.reqId, result };
+    }
+  }
+}
+
+/** Answers the held reads of `slot` that its seq now satisfies. */
+function releaseHeld(slot: IndexSlot): void {
+  if (slot.held.length === 0) return;
+  const due = slot.held.filter((h) => h.msg.minSeq <= slot.seq);
+  if (due.length === 0) return;
+  slot.held = slot.held.filter((h) => h.msg.minSeq > slot.seq);
+  for (const h of due) {
+    clearTimeout(h.timer);
+    answer(h.msg);
+  }
+}
+
+function failHeld(slot: IndexSlot, error: string): void {
+  for (const h of slot.held) {
+    clearTimeout(h.timer);
+    post({ type: 'error', reqId: h.msg.reqId, error, retryable: true });
+  }
+  slot.held = [];
 }
 
 function apply(indexId: string, changes: Change[]): void {
@@ -159,7 +236,24 @@ function apply(indexId: string, changes: Change[]): void {
     return;
   }
   for (const change of changes) slot.engine.apply(change);
+  releaseHeld(slot);
   schedule();
+}
+
+/** 'catch-up' (protocol.ts): applies what the stores committed beyond each slot's seq. */
+function catchUp(): void {
+  for (const [indexId, slot] of indexes) {
+    const store = RecordStore.open(slot.dir);
+    try {
+      const missed = [...store.changesSince(slot.seq)];
+      if (missed.length > 0) {
+        log('info', 'applied committed changes a failed writer thread had not posted', { indexId, changes: missed.length });
+        apply(indexId, missed);
+      }
+    } finally {
+      store.close();
+    }
+  }
 }
 
 // ---- background work ------------------------------------------------------------------
@@ -291,17 +385,37 @@ port.on('message', (msg: EngineRequest) => {
   }
 });
 
-function onMessage(msg: EngineRequest): void {
-  if (msg.op === 'apply') {
+/** The current writer thread's port; a new one replaces it (writer or worker restart). */
+let writerPort: MessagePort | undefined;
+
+function connectWriter(next: MessagePort): void {
+  writerPort?.close();
+  writerPort = next;
+  next.on('message', (msg: WriterToEngine) => {
+    if (next !== writerPort || halted) return;
+    const started = performance.now();
     try {
-      apply(msg.indexId, msg.changes);
+      if (msg.op === 'apply') apply(msg.indexId, msg.changes);
+      else catchUp();
     } catch (err) {
       // The structures no longer match the stores: the client restarts this worker.
       halted = true;
       post({ type: 'fatal', error: err instanceof Error ? err.message : String(err) });
+    } finally {
+      messageMs += performance.now() - started;
     }
+  });
+}
+
+function onMessage(msg: EngineRequest): void {
+  if (msg.op === 'connect-writer') {
+    connectWriter(msg.port);
     return;
   }
+  answer(msg);
+}
+
+function answer(msg: EngineCall): void {
   let reply: EngineReply | undefined;
   try {
     reply = handle(msg);

@@ -70,26 +70,38 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         request.index = index;
       });
 
-      plane.post('/vectors/upsert', documentedOnly({ body: doc.upsertBody }, { grows: 'an upsert' }), async (request, reply) => {
-        if (request.bodyBytes > UPSERT_MAX_BYTES) {
-          throw invalid(
-            `Request size ${request.bodyBytes} bytes exceeds the maximum supported size of 2 MB (${UPSERT_MAX_BYTES} bytes); send fewer vectors per request`,
-          );
-        }
-        const upsertedCount = vectors.upsert(indexOf(request), request.body);
-        reply.header(REQUEST_LSN_HEADER, vectors.lsn(indexOf(request)));
-        return { upsertedCount };
+      // The upsert body is not parsed on this thread: its bytes go to the writer thread
+      // (transferred), which parses and validates them with the same rules (json-body.ts,
+      // vector-input.ts). Only this route's parser is replaced (an encapsulated context).
+      void plane.register(async (raw) => {
+        raw.removeContentTypeParser('application/json');
+        raw.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+          request.bodyBytes = (body as Buffer).byteLength;
+          done(null, body);
+        });
+        raw.post('/vectors/upsert', documentedOnly({ body: doc.upsertBody }, { grows: 'an upsert' }), async (request, reply) => {
+          if (request.bodyBytes > UPSERT_MAX_BYTES) {
+            throw invalid(
+              `Request size ${request.bodyBytes} bytes exceeds the maximum supported size of 2 MB (${UPSERT_MAX_BYTES} bytes); send fewer vectors per request`,
+            );
+          }
+          // No body (no content type) is validated as an empty object, as before.
+          const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+          const { upsertedCount, lsn } = await vectors.upsert(indexOf(request), body);
+          reply.header(REQUEST_LSN_HEADER, lsn);
+          return { upsertedCount };
+        });
       });
 
       plane.post('/vectors/update', documentedOnly({ body: doc.updateBody }, { grows: 'an update' }), async (request, reply) => {
-        const result = await vectors.update(indexOf(request), request.body);
-        reply.header(REQUEST_LSN_HEADER, vectors.lsn(indexOf(request)));
+        const { result, lsn } = await vectors.update(indexOf(request), request.body);
+        reply.header(REQUEST_LSN_HEADER, lsn);
         return result;
       });
 
       plane.post('/vectors/delete', documentedOnly({ body: doc.deleteBody }, { frees: true }), async (request, reply) => {
-        await vectors.delete(indexOf(request), request.body ?? {});
-        reply.header(REQUEST_LSN_HEADER, vectors.lsn(indexOf(request)));
+        const lsn = await vectors.delete(indexOf(request), request.body ?? {});
+        reply.header(REQUEST_LSN_HEADER, lsn);
         return {};
       });
 
@@ -201,7 +213,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
       });
 
       plane.post('/namespaces', documentedOnly({ body: doc.createNamespaceBody }, { grows: 'creating a namespace' }), async (request) => {
-        const ns = vectors.createNamespace(indexOf(request), request.body);
+        const ns = await vectors.createNamespace(indexOf(request), request.body);
         return { name: ns, record_count: '0' };
       });
 
@@ -212,8 +224,8 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
       });
 
       plane.delete('/namespaces/:namespace', async (request: FastifyRequest<{ Params: Params }>, reply) => {
-        vectors.deleteNamespace(indexOf(request), request.params.namespace ?? '');
-        reply.header(REQUEST_LSN_HEADER, vectors.lsn(indexOf(request)));
+        const lsn = await vectors.deleteNamespace(indexOf(request), request.params.namespace ?? '');
+        reply.header(REQUEST_LSN_HEADER, lsn);
         return {};
       });
 

@@ -1,0 +1,180 @@
+// The main thread's handle on the writer thread (writer-worker.ts): posts writes (an
+// upsert's body bytes are transferred, not copied), answers each with its result and
+// LSN, and keeps per index the highest seq acknowledged to any client — the `minSeq`
+// every engine read carries (engine-worker.ts "Read-your-writes").
+//
+// Restart: when the writer thread dies, a new one starts (backing off like the engine's).
+// Writes in flight answer 503 UNAVAILABLE with Retry-After: each may or may not have
+// committed (an upsert, update or delete may simply be sent again). Nothing acknowledged
+// is lost: a write is acknowledged only after its commit. A change committed but never
+// posted is applied by the engine's 'catch-up', the first message of the new writer.
+import { type MessagePort, Worker } from 'node:worker_threads';
+import type { IndexRow } from '../../catalog/indexes.js';
+import { ApiError, unavailable } from '../../errors.js';
+import type { EngineClient } from '../../engine/engine-client.js';
+import type { Write, WriteCalls, WriteFailure, WriterData, WriterReply, WriterRequest } from './protocol.js';
+
+const RETRY_AFTER_SECONDS = 1;
+const MIN_RESTART_DELAY_MS = 100;
+const MAX_RESTART_DELAY_MS = 30_000;
+const STABLE_AFTER_MS = 60_000;
+/** Longest an engine restart waits for the writer to take its new port. */
+const HANDOVER_TIMEOUT_MS = 5_000;
+
+const restarting = (): Error => unavailable('The writer thread is restarting; retry shortly.', RETRY_AFTER_SECONDS);
+const interrupted = (): Error =>
+  unavailable('The writer thread failed during this write; it may or may not have been stored. Retry it.', RETRY_AFTER_SECONDS);
+
+export interface WriterLog {
+  info(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+interface Pending {
+  /** Writes fail with 503 when the thread dies; control messages simply end. */
+  write: boolean;
+  settle: (reply: WriterReply) => void;
+  fail: (err: Error) => void;
+}
+
+export class WriterClient {
+  private worker: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private readonly acked = new Map<string, number>();
+  private nextReqId = 1;
+  private down = false;
+  private stopped = false;
+  private restartDelay = MIN_RESTART_DELAY_MS;
+  private startedAt = Date.now();
+
+  constructor(
+    private readonly engine: EngineClient,
+    private readonly log: WriterLog,
+  ) {
+    engine.onWriterPort = (port) => this.handOver(port);
+    this.worker = this.spawn();
+  }
+
+  /** The highest seq acknowledged for the index (0 before any write since start). */
+  ackedSeq(indexId: string): number {
+    return this.acked.get(indexId) ?? 0;
+  }
+
+  /** Raises the index's acknowledged seq (to its store's last seq when it is opened). */
+  noteSeq(indexId: string, seq: number): void {
+    if (seq > this.ackedSeq(indexId)) this.acked.set(indexId, seq);
+  }
+
+  /**
+   * Runs one write on the writer thread; resolves after its durable commit with its
+   * result and the seq its store had then (its LSN). `transfer`: buffers moved, not copied.
+   */
+  write<W extends Write>(
+    index: IndexRow,
+    dir: string,
+    write: W,
+    transfer: ArrayBuffer[] = [],
+  ): Promise<{ seq: number; result: WriteCalls[W['op']]['result'] }> {
+    return new Promise((resolve, reject) => {
+      if (this.stopped) return reject(new Error('writer stopped'));
+      if (this.down) return reject(restarting());
+      const reqId = this.nextReqId++;
+      this.pending.set(reqId, {
+        write: true,
+        fail: reject,
+        settle: (reply) => {
+          if (reply.type === 'failed') return reject(rebuild(reply.error));
+          if (reply.type !== 'written') return reject(new Error(`writer protocol: a write was answered as ${reply.type}`));
+          // Acknowledged from here on: reads posted after this carry at least reply.seq.
+          this.noteSeq(index.id, reply.seq);
+          resolve({ seq: reply.seq, result: reply.result as WriteCalls[W['op']]['result'] });
+        },
+      });
+      this.post({ type: 'write', reqId, index, dir, write }, transfer);
+    });
+  }
+
+  /** Closes the index's write connection (before its files are removed). */
+  async close(indexId: string): Promise<void> {
+    this.acked.delete(indexId);
+    if (this.down || this.stopped) return; // no thread holds it open
+    await this.control({ type: 'close', reqId: 0, indexId });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.worker.terminate();
+  }
+
+  /** The engine worker restarted: post changes to the new one from now on. */
+  private async handOver(port: MessagePort): Promise<void> {
+    if (this.down || this.stopped) {
+      // No thread to take it; the next writer thread connects to the engine itself.
+      port.close();
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        this.log.error({}, 'the writer thread did not take the restarted engine worker\'s port in time');
+        resolve();
+      }, HANDOVER_TIMEOUT_MS);
+    });
+    await Promise.race([this.control({ type: 'engine-port', reqId: 0, port }, [port]), timeout]);
+    clearTimeout(timer);
+  }
+
+  private control(msg: Extract<WriterRequest, { type: 'close' | 'engine-port' }>, transfer: MessagePort[] = []): Promise<void> {
+    return new Promise((resolve) => {
+      const reqId = this.nextReqId++;
+      this.pending.set(reqId, { write: false, settle: () => resolve(), fail: () => resolve() });
+      this.post({ ...msg, reqId }, transfer);
+    });
+  }
+
+  private post(msg: WriterRequest, transfer: (ArrayBuffer | MessagePort)[]): void {
+    this.worker.postMessage(msg, transfer);
+  }
+
+  private spawn(): Worker {
+    const enginePort = this.engine.connectWriter();
+    const workerData: WriterData = { enginePort };
+    const worker = new Worker(new URL('./writer-worker.js', import.meta.url), { workerData, transferList: [enginePort] });
+    worker.on('message', (msg: WriterReply) => this.onMessage(worker, msg));
+    worker.on('error', (err) => this.onDeath(worker, err));
+    worker.on('exit', (code) => this.onDeath(worker, new Error(`writer thread exited with code ${code}`)));
+    this.startedAt = Date.now();
+    return worker;
+  }
+
+  private onMessage(from: Worker, msg: WriterReply): void {
+    if (from !== this.worker) return;
+    const pending = this.pending.get(msg.reqId);
+    if (!pending) return;
+    this.pending.delete(msg.reqId);
+    pending.settle(msg);
+  }
+
+  private onDeath(worker: Worker, err: Error): void {
+    if (worker !== this.worker || this.down || this.stopped) return;
+    this.down = true;
+    void worker.terminate();
+    if (Date.now() - this.startedAt > STABLE_AFTER_MS) this.restartDelay = MIN_RESTART_DELAY_MS;
+    const delay = this.restartDelay;
+    this.restartDelay = Math.min(this.restartDelay * 2, MAX_RESTART_DELAY_MS);
+    this.log.error({ err, restartInMs: delay, inFlight: this.pending.size }, 'writer thread failed; restarting it');
+    for (const p of this.pending.values()) p.fail(p.write ? interrupted() : new Error('writer thread failed'));
+    this.pending.clear();
+    setTimeout(() => {
+      if (this.stopped) return;
+      this.worker = this.spawn();
+      this.down = false;
+      this.log.info({}, 'writer thread restarted');
+    }, delay).unref();
+  }
+}
+
+function rebuild(error: WriteFailure): Error {
+  if (error.api) return new ApiError(error.code, error.message, error.retryAfter);
+  return Object.assign(new Error(error.message), { code: error.code });
+}
