@@ -21,8 +21,12 @@ export interface Written<T> {
 export class WritePath {
   constructor(private readonly registry: IndexRegistry) {}
 
-  /** An upsert's body bytes, parsed and validated on the writer thread; the buffer is transferred (unusable here afterwards). */
-  upsertBody(index: IndexRow, body: Uint8Array): Promise<Written<number>> {
+  /**
+   * An upsert's body bytes (null: no body), parsed and validated on the writer thread;
+   * the buffer is transferred (unusable here afterwards).
+   */
+  upsertBody(index: IndexRow, body: Uint8Array | null): Promise<Written<number>> {
+    if (body === null) return this.send(index, { op: 'upsert', body });
     const owned = ownBuffer(body);
     return this.send(index, { op: 'upsert', body: owned }, [owned.buffer as ArrayBuffer]);
   }

@@ -19,7 +19,7 @@ export interface Committed {
 export function runWrite(store: RecordStore, index: IndexRow, write: Write): Committed {
   switch (write.op) {
     case 'upsert': {
-      const { namespace, records } = upsertInput(parseJsonBody(write.body), index);
+      const { namespace, records } = upsertInput(write.body === null ? undefined : parseJsonBody(write.body), index);
       checkPodCapacity(index, store.totalCount(), records.length);
       return { changes: store.upsert(namespace, records), result: records.length };
     }

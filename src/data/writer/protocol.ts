@@ -13,8 +13,11 @@ import type { RecordPatch } from '../../engine/store/record-store.js';
 
 /** Each write: its arguments and its result. */
 export interface WriteCalls {
-  /** The bytes of an upsert's JSON body, parsed and validated on the writer thread. Result: records upserted. */
-  upsert: { args: { body: Uint8Array }; result: number };
+  /**
+   * The bytes of an upsert's JSON body, parsed and validated on the writer thread (null:
+   * the request had no body). Result: records upserted.
+   */
+  upsert: { args: { body: Uint8Array | null }; result: number };
   /** Records already validated (bulk import batches). Result: records upserted. */
   'upsert-records': { args: { ns: string; records: StoredRecord[] }; result: number };
   /** Result: false when the id does not exist (nothing written). */

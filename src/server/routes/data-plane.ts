@@ -85,8 +85,8 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
               `Request size ${request.bodyBytes} bytes exceeds the maximum supported size of 2 MB (${UPSERT_MAX_BYTES} bytes); send fewer vectors per request`,
             );
           }
-          // No body (no content type) is validated as an empty object, as before.
-          const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+          // No body at all (no content type) stays "no body": refused as before.
+          const body = Buffer.isBuffer(request.body) ? request.body : null;
           const { upsertedCount, lsn } = await vectors.upsert(indexOf(request), body);
           reply.header(REQUEST_LSN_HEADER, lsn);
           return { upsertedCount };

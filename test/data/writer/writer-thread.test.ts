@@ -138,6 +138,9 @@ describe('data plane: writes on the writer thread', () => {
     const empty = await dp(server, host, 'POST', '/vectors/upsert', { rawBody: '' });
     assert.equal(empty.status, 400);
     assert.equal(empty.body.message, 'vectors must be an array of vectors, got undefined');
+    const none = await dp(server, host, 'POST', '/vectors/upsert', { contentType: null });
+    assert.equal(none.status, 400);
+    assert.equal(none.body.message, 'request body must be an object, got undefined');
     // Field-level messages come from the same validation code.
     const wrongDim = await dp(server, host, 'POST', '/vectors/upsert', { body: { vectors: [{ id: 'd', values: [1, 2] }] } });
     assert.equal(wrongDim.status, 400);
