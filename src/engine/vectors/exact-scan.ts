@@ -42,8 +42,8 @@ export class Scorer {
     let score = 0;
     if (qd) {
       const dim = this.arena.dim;
-      const dense = this.arena.vectors;
-      const base = label * dim;
+      const dense = this.arena.chunk(label);
+      const base = this.arena.offset(label);
       if (this.euclidean) {
         for (let i = 0; i < dim; i++) {
           const d = qd[i] - dense[base + i];
