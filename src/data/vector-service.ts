@@ -57,6 +57,8 @@ function requireFilterNode(raw: unknown, field = 'filter'): FilterNode {
 export interface QueryResult {
   namespace: string;
   matches: EngineMatch[];
+  /** The seq the engine held when it answered: the query saw exactly the writes up to it. */
+  lsn: number;
 }
 
 export interface Page<T> {
@@ -229,11 +231,12 @@ export class VectorService {
       throw invalid('send one of id, vector or sparseVector (vector and sparseVector together for hybrid), not id with a vector');
     }
     const store = this.registry.store(index);
+    const minSeq = this.lsn(index);
     let dense: Float32Array | undefined;
     let sparse: StoredRecord['sparse'];
     if (obj.id !== undefined) {
       const record = store.get(namespace, vectorId(obj.id, 'id'));
-      if (!record) return { namespace, matches: [] };
+      if (!record) return { namespace, matches: [], lsn: minSeq };
       dense = record.values;
       if (index.vectorType === 'sparse') sparse = record.sparse;
     } else {
@@ -253,8 +256,7 @@ export class VectorService {
         throw invalid(`vector is required to query dense index ${index.name} (sparseVector may be added for hybrid)`);
       }
     }
-    const minSeq = this.lsn(index);
-    const matches = await this.registry.engine.query(index.id, {
+    const { matches, seq } = await this.registry.engine.query(index.id, {
       namespace,
       topK,
       dense,
@@ -264,8 +266,11 @@ export class VectorService {
       includeValues,
       includeMetadata,
     }, minSeq);
+    // Every change up to seq is committed (the writer posts only after its commit): later
+    // reads may report it too, so no read reports less than one before it.
+    this.registry.writer.noteSeq(index.id, seq);
     if (includeMetadata) this.addMetadata(index, namespace, matches);
-    return { namespace, matches };
+    return { namespace, matches, lsn: seq };
   }
 
   /**

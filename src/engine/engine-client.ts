@@ -18,11 +18,11 @@ import type { FilterNode } from './filter.js';
 import type { IndexShape } from './model.js';
 import type {
   EngineCall,
-  EngineMatch,
   EngineMessage,
   EngineQuery,
   EngineReply,
   EngineRequest,
+  QueryAnswer,
 } from './protocol.js';
 
 const RETRY_AFTER_SECONDS = 1;
@@ -101,7 +101,7 @@ export class EngineClient {
   onWriterPort: ((port: MessagePort) => Promise<void>) | undefined;
 
   /** `minSeq`: the highest acknowledged seq of the index (engine-worker.ts "Read-your-writes"). */
-  async query(indexId: string, query: EngineQuery, minSeq: number): Promise<EngineMatch[]> {
+  async query(indexId: string, query: EngineQuery, minSeq: number): Promise<QueryAnswer> {
     const started = performance.now();
     const result = await this.call({ op: 'query', indexId, query, minSeq }, (r) => (r.op === 'query' ? r.result : undefined));
     engineQueryDuration.observe((performance.now() - started) / 1000);

@@ -28,6 +28,16 @@ export interface EngineMatch {
   record?: StoredRecord;
 }
 
+/**
+ * A query's matches and the seq of the last change the index held when it answered: the
+ * query saw exactly the changes up to `seq` (changes are applied in seq order), so it is
+ * the query's freshness LSN — a write with a higher LSN was not seen, one at or below was.
+ */
+export interface QueryAnswer {
+  matches: EngineMatch[];
+  seq: number;
+}
+
 /** Each request/response call: its arguments and the result it is answered with. */
 export interface EngineCalls {
   /** Load an index's records from its store directory; answered when searchable. */
@@ -37,7 +47,7 @@ export interface EngineCalls {
    * `minSeq`: the highest seq acknowledged to any client for this index when the read
    * was posted; the worker answers only once it has applied every change up to it.
    */
-  query: { args: { indexId: string; query: EngineQuery; minSeq: number }; result: EngineMatch[] };
+  query: { args: { indexId: string; query: EngineQuery; minSeq: number }; result: QueryAnswer };
   /** Records per namespace matching a filter (stats of pod indexes). */
   count: { args: { indexId: string; filter: FilterNode; minSeq: number }; result: Record<string, number> };
   /**

@@ -60,7 +60,11 @@ export class WriterClient {
     return this.acked.get(indexId) ?? 0;
   }
 
-  /** Raises the index's acknowledged seq (to its store's last seq when it is opened). */
+  /**
+   * Raises the index's acknowledged seq with a seq known to be committed: a write's, the
+   * store's last seq when it is opened, or the seq an engine answer held (the writer posts
+   * changes only after their commit).
+   */
   noteSeq(indexId: string, seq: number): void {
     if (seq > this.ackedSeq(indexId)) this.acked.set(indexId, seq);
   }

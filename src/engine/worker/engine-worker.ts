@@ -25,12 +25,14 @@
 // waits at most one slice, and the main thread never waits for any of it. Loading and
 // graph inserts are bounded by the slice budget (below); a snapshot write is one longer step (hnswlib
 // writes a graph in one call), which is why snapshots are rare (see maybeSnapshot).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { type MessagePort, parentPort } from 'node:worker_threads';
 import { EngineIndex } from '../engine-index.js';
 import { pageOfIds } from '../id-order.js';
 import type { Change, IndexShape } from '../model.js';
 import type { EngineCall, EngineMessage, EngineReply, EngineRequest, LogLevel, WriterToEngine } from '../protocol.js';
-import { RecordStore } from '../store/record-store.js';
+import { RECORD_STORE_FILE, RecordStore } from '../store/record-store.js';
 import { writeSnapshot } from '../snapshot/snapshot-files.js';
 import { FAULT_CRASH_ID, faultInjectionEnabled } from './fault-injection.js';
 import type { IndexLoader } from './loader.js';
@@ -191,7 +193,7 @@ function read(msg: HeldRead['msg']): EngineReply | undefined {
   }
   switch (msg.op) {
     case 'query':
-      return { type: 'reply', op: 'query', reqId: msg.reqId, result: engine.query(msg.query) };
+      return { type: 'reply', op: 'query', reqId: msg.reqId, result: { matches: engine.query(msg.query), seq: slot?.seq ?? 0 } };
     case 'count':
       return { type: 'reply', op: 'count', reqId: msg.reqId, result: engine.count(msg.filter) };
     case 'ids': {
@@ -243,6 +245,8 @@ function apply(indexId: string, changes: Change[]): void {
 /** 'catch-up' (protocol.ts): applies what the stores committed beyond each slot's seq. */
 function catchUp(): void {
   for (const [indexId, slot] of indexes) {
+    // An index whose files are being removed has nothing to catch up (and open would recreate them).
+    if (!existsSync(join(slot.dir, RECORD_STORE_FILE))) continue;
     const store = RecordStore.open(slot.dir);
     try {
       const missed = [...store.changesSince(slot.seq)];

@@ -151,9 +151,8 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
       });
 
       plane.post('/query', documentedOnly({ body: doc.queryBody }), async (request, reply) => {
-        // Read before the query is posted to the engine: it then sees every change up to it.
-        const lsn = vectors.lsn(indexOf(request));
-        const { namespace, matches } = await vectors.query(indexOf(request), request.body);
+        // The seq the engine held when it answered: the query saw exactly the writes up to it.
+        const { namespace, matches, lsn } = await vectors.query(indexOf(request), request.body);
         reply.header(MAX_INDEXED_LSN_HEADER, lsn);
         const body = {
           matches: matches.map((m) => {
