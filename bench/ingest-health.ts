@@ -3,7 +3,8 @@
 // query wait? Starts the real server (dist/src/cli/main.js) on a temporary data
 // directory; first measures the query alone (idle), then ingests with a /health probe
 // and a query probe running side by side, each sequential with a 10 ms pause.
-//   npx tsc -p tsconfig.json && node dist/bench/ingest-health.js [--vectors 40000] [--dim 128] [--concurrency 4]
+//   npx tsc -p tsconfig.json && node dist/bench/ingest-health.js [--vectors 40000] [--dim 128] [--concurrency 4] [--probes 0]
+// `--probes 0`: ingest alone (the probes take CPU from the ingest on a small machine).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,7 @@ const flag = (name: string, fallback: number): number => {
 const VECTORS = flag('vectors', 40_000);
 const DIM = flag('dim', 128);
 const CONCURRENCY = flag('concurrency', 4);
+const PROBES = flag('probes', 1) !== 0;
 const BATCH = 1000;
 const UPSERT_MAX_BYTES = 2_000_000;
 const KEY = 'bench-key-0123456789abcdef';
@@ -60,7 +62,7 @@ try {
   const idle: number[] = [];
   for (let i = 0; i < 200; i++) idle.push((await client.json('POST', `${host}/query`, query)).ms);
 
-  let ingesting = true;
+  let ingesting = PROBES;
   const pause = (): Promise<void> => new Promise((r) => setTimeout(r, 10));
   const probe = async (run: () => Promise<number>): Promise<number[]> => {
     const out: number[] = [];
