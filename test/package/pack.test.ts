@@ -107,6 +107,8 @@ describe('the npm package', { timeout: INSTALL_TIMEOUT_MS + 120_000 }, () => {
         body: { name: 'packed', dimension: 2, metric: 'cosine', spec: { serverless: { cloud: 'aws', region: 'us-east-1' } } },
       });
       assert.equal(created.status, 201, created.text);
+      // The install compiled the native scan and the engine loaded it (logged at its start).
+      assert.match(out, /exact scans use the native pre-pass/, out);
     } finally {
       if (proc.exitCode === null && proc.pid !== undefined) {
         const group = -proc.pid;
