@@ -107,8 +107,11 @@ describe('the npm package', { timeout: INSTALL_TIMEOUT_MS + 120_000 }, () => {
         body: { name: 'packed', dimension: 2, metric: 'cosine', spec: { serverless: { cloud: 'aws', region: 'us-east-1' } } },
       });
       assert.equal(created.status, 201, created.text);
-      // The install compiled the native scan and the engine loaded it (logged at its start).
+      // The install compiled the native addon and the engine loaded it (logged at its
+      // start), and hnswlib's AVX2 build where this CPU can run it (binding.gyp).
       assert.match(out, /exact scans use the native pre-pass/, out);
+      const cpu = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
+      if (/\bavx2\b/.test(cpu) && /\bfma\b/.test(cpu)) assert.match(out, /"hnswlib":"avx2"/, out);
     } finally {
       if (proc.exitCode === null && proc.pid !== undefined) {
         const group = -proc.pid;
