@@ -9,7 +9,7 @@
 // query behind it) and hold up to half its capacity unused (growth by 1.5× left 1.4×
 // the raw bytes resident). Only chunk 0 grows, by half, up to a full chunk, so a small
 // namespace does not hold a whole chunk.
-const CHUNK_SHIFT = 10;
+export const CHUNK_SHIFT = 10;
 const CHUNK_VECTORS = 1 << CHUNK_SHIFT;
 const CHUNK_MASK = CHUNK_VECTORS - 1;
 const INITIAL_VECTORS = 64;
@@ -25,6 +25,11 @@ export class VectorArena {
   /** The chunk holding `label`'s vector (read-only for callers), at offset(label). */
   chunk(label: number): Float32Array {
     return this.chunks[label >>> CHUNK_SHIFT];
+  }
+
+  /** Every chunk, in label order (the native scan addresses them as chunk(label) does). */
+  get chunkList(): readonly Float32Array[] {
+    return this.chunks;
   }
 
   /** Where `label`'s vector starts inside chunk(label). */
