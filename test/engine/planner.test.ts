@@ -3,6 +3,10 @@
 // through the search trace) and compared with an exact search of the same query.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { HnswGraph } from '../../src/engine/graph/hnsw-graph.js';
 import { compileFilter, parseFilterNode, type Metadata } from '../../src/engine/filter.js';
 import { choosePlan, filteredExactCrossover, type PlanInput } from '../../src/engine/planner/plan.js';
 import { VectorSet, type GraphOptions, type Hit, type SearchTrace } from '../../src/engine/vector-set.js';
@@ -189,5 +193,58 @@ describe('planner branches on a namespace with a graph, against exact search', (
     assert.equal(trace.plan, 'graph');
     assert.deepEqual(got, set.search({ dense, topK: 30, filter, exact: true }));
     assert.ok(got.some((h) => h.id.startsWith('t')), 'a tail record is among the best');
+  });
+
+  it('graph answered short: the query is rerun exactly and equals exact search', () => {
+    // Deterministic construction of matches the walk cannot reach: a namespace restored
+    // from a snapshot whose flags claim 20 extra labels are in the graph while the graph
+    // file lacks them (a graph that lost nodes). Those records are then neither in the
+    // graph nor in the tail, so the filtered walk returns none of them: short.
+    const source = build({ graphMinRecords: 300, defaultEf: 64 });
+    const snap = source.snapshot('', N);
+    assert.ok(snap, 'the source namespace has a graph');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'conifer-planner-'));
+    try {
+      const file = path.join(dir, 'graph');
+      snap.writeGraph(file);
+      const LOST = 20;
+      const extent = snap.state.ids.length + LOST;
+      const indexed = new Uint8Array(extent);
+      const inGraph = new Uint8Array(extent);
+      indexed.set(snap.state.indexed);
+      inGraph.set(snap.state.inGraph);
+      indexed.fill(1, snap.state.ids.length);
+      inGraph.fill(1, snap.state.ids.length);
+      const ids = [...snap.state.ids, ...Array.from({ length: LOST }, (_, i) => `lost${i}`)];
+      const set = new VectorSet(DIM, 'cosine', { graphMinRecords: 300, defaultEf: 64, filteredExactFactor: 0 });
+      set.restore(HnswGraph.load('cosine', DIM, file, indexed, inGraph), ids, N);
+      const r = prng(99);
+      for (let i = 0; i < N; i++) set.upsert(i + 1, { id: `v${i}`, values: randomVector(r), metadata: { lost: false } });
+      const lostRand = prng(5);
+      for (let i = 0; i < LOST; i++) set.upsert(N, { id: `lost${i}`, values: randomVector(lostRand), metadata: { lost: true } });
+      set.finishRestore();
+      assert.equal(set.unindexed, 0, 'the lost records are not in the tail');
+
+      const filter = parseFilterNode({ lost: true });
+      for (let q = 0; q < 3; q++) {
+        const dense = randomVector(rand);
+        const trace: SearchTrace = {};
+        const got = set.search({ dense, topK: 10, filter, trace });
+        assert.equal(trace.plan, 'graph');
+        assert.equal(trace.matches, LOST);
+        assert.equal(trace.rerunExact, true);
+        const want = set.search({ dense, topK: 10, filter, exact: true });
+        assert.equal(want.length, 10);
+        assert.ok(want.every((h) => h.id.startsWith('lost')));
+        assert.deepEqual(got, want);
+      }
+      // Records the graph does hold are still answered by the walk, without a rerun.
+      const trace: SearchTrace = {};
+      set.search({ dense: randomVector(rand), topK: 10, filter: parseFilterNode({ lost: false }), trace });
+      assert.equal(trace.plan, 'graph');
+      assert.notEqual(trace.rerunExact, true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
