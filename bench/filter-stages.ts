@@ -1,24 +1,20 @@
 // Where a filtered query's time goes, in process: `node dist/bench/filter-stages.js
 // [count] [dim] [queries] [--ef-sweep]` (defaults 100000 × 384, 200 queries: the medium
-// bench's data, bench/data.ts, with its bucket/tag/labels metadata and its filters,
-// bench/truth.ts). One VectorSet holds the namespace as the worker does (metadata in
-// columns, the graph fully built; the built graph is cached under $TMPDIR so reruns skip
-// the build). Per filter it prints the p50 of each stage of VectorSet.search — the filter
-// evaluated to a bitmap, the match count, the graph walk with the bitmap inside, the exact
-// rescoring — beside the whole search and the unfiltered search in the same run, with the
-// ratio filtered ÷ unfiltered, and recall@10 against the exact scan of the matches.
-// `--ef-sweep` adds recall and p50 of the filtered walk at several ef (how the filtered
-// ef default was chosen: DEFAULT_GRAPH_OPTIONS.filteredEf).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { parseFilterNode } from '../src/engine/filter.js';
-import { HnswGraph } from '../src/engine/graph/hnsw-graph.js';
-import type { Bitmap } from '../src/engine/metadata/bitmap.js';
+// bench's data and filters, bench/data.ts and bench/truth.ts, on one VectorSet with its
+// graph fully built: bench/cached-set.ts). Per filter it prints the p50 of each stage of
+// VectorSet.search — the filter evaluated to a bitmap, the match count, the graph walk
+// with the bitmap inside (at the ef the planner gives it), the exact rescoring of its
+// candidates — and of the whole search, beside the unfiltered search in the same run
+// (the ratio filtered ÷ unfiltered), with recall@10 against the exact scan of the matches
+// and the count of short answers. `--ef-sweep` adds p50 and recall@10 of the filtered walk
+// alone at several ef, at the selectivities the planner sends to the graph: how
+// FILTERED_EF (src/engine/vector-set.ts) was chosen.
+import { parseFilterNode, type FilterNode } from '../src/engine/filter.js';
+import type { HnswGraph } from '../src/engine/graph/hnsw-graph.js';
 import type { VectorArena } from '../src/engine/vectors/arena.js';
 import { bestOf, Scorer } from '../src/engine/vectors/exact-scan.js';
-import { DEFAULT_GRAPH_OPTIONS, VectorSet, type SearchTrace } from '../src/engine/vector-set.js';
-import { generateDense, metadataOf, id } from './data.js';
+import { DEFAULT_GRAPH_OPTIONS, type Hit, type SearchTrace } from '../src/engine/vector-set.js';
+import { cachedSet } from './cached-set.js';
 import { FILTERS } from './truth.js';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -27,41 +23,8 @@ const count = Number(args[0] ?? 100_000);
 const dim = Number(args[1] ?? 384);
 const queries = Number(args[2] ?? 200);
 const K = 10;
-const clusters = Math.max(20, Math.round(count / 333));
 
-const data = generateDense({ n: count, dim, clusters }, queries);
-const set = new VectorSet(dim, 'cosine', { ...DEFAULT_GRAPH_OPTIONS, graphMinRecords: 1 });
-const upsertAll = (): void => {
-  for (let i = 0; i < count; i++) {
-    set.upsert(i + 1, { id: id(i), values: data.vectors.subarray(i * dim, (i + 1) * dim), metadata: metadataOf(data, i) });
-  }
-};
-
-// The graph's cache: hnswlib's file plus the per-label flags and ids, keyed by the data's shape.
-const cacheDir = join(tmpdir(), `conifer-filter-stages-${count}x${dim}`);
-const graphFile = join(cacheDir, 'graph');
-const stateFile = join(cacheDir, 'state.json');
-if (existsSync(stateFile)) {
-  const state = JSON.parse(readFileSync(stateFile, 'utf8')) as { seq: number; ids: (string | null)[]; indexed: number[]; inGraph: number[] };
-  const graph = HnswGraph.load('cosine', dim, graphFile, Uint8Array.from(state.indexed), Uint8Array.from(state.inGraph));
-  set.restore(graph, state.ids, state.seq);
-  upsertAll();
-  set.finishRestore();
-  console.log(`${count} × ${dim}: graph read from ${cacheDir}`);
-} else {
-  upsertAll();
-  const start = performance.now();
-  while (set.hasWork) set.work(performance.now() + 1000);
-  console.log(`${count} × ${dim}: graph built in ${((performance.now() - start) / 1000).toFixed(1)} s (cached in ${cacheDir})`);
-  const snap = set.snapshot('', count);
-  if (!snap) throw new Error('no graph was built');
-  mkdirSync(cacheDir, { recursive: true });
-  snap.writeGraph(graphFile);
-  const { seq, ids, indexed, inGraph } = snap.state;
-  writeFileSync(stateFile, JSON.stringify({ seq, ids, indexed: [...indexed], inGraph: [...inGraph] }));
-}
-if (set.hasWork || set.unindexed > 0) throw new Error('the graph is incomplete');
-
+const { set, data } = cachedSet(count, dim, queries, DEFAULT_GRAPH_OPTIONS);
 // The set's graph and arena, for timing the walk and the rescoring alone (bench only: the
 // engine never exposes them).
 const { graph, arena } = set as unknown as { graph: HnswGraph; arena: VectorArena };
@@ -73,57 +36,67 @@ const time = <T>(fn: () => T): [T, number] => {
   const out = fn();
   return [out, performance.now() - t];
 };
-const recallOf = (got: { id: string }[], want: { id: string }[]): number => {
-  const ids = new Set(want.map((h) => h.id));
-  return want.length === 0 ? 1 : got.filter((h) => ids.has(h.id)).length / want.length;
+const recallOf = (got: readonly number[], want: readonly Hit[]): number => {
+  const slots = new Set(got);
+  return want.length === 0 ? 1 : want.filter((h) => slots.has(h.slot)).length / want.length;
 };
+const filters: { label: string; node: FilterNode }[] = FILTERS.slice(1).map((f) => ({ label: f.label, node: parseFilterNode(f.filter) }));
 
 // Warm-up: JIT and caches, outside every timing.
-for (const dense of qs.slice(0, 20)) for (const f of FILTERS) set.search({ dense, topK: K, filter: f.filter ? parseFilterNode(f.filter) : undefined });
+for (const dense of qs.slice(0, 20)) {
+  set.search({ dense, topK: K });
+  for (const f of filters) set.search({ dense, topK: K, filter: f.node });
+}
 
-const unfilteredMs = qs.map((dense) => time(() => set.search({ dense, topK: K }))[1]);
-const unfiltered = p50(unfilteredMs);
-console.log(`unfiltered search p50 ${ms(unfiltered)} ms (ef ${DEFAULT_GRAPH_OPTIONS.defaultEf})`);
-console.log('filter\tmatches\tplan\tevaluate\tcount\twalk\trescore\tsearch\t÷ unfiltered\trecall@10\tshort');
-const filters = FILTERS.slice(1).map((f) => ({ label: f.label, node: parseFilterNode(f.filter) }));
+// Each stage is timed in its own loop over the queries, as consecutive queries run in the
+// worker: interleaving them with the exact scans that measure recall would evict the
+// columns and the graph from the caches and time a cold search.
+const loop = (fn: (dense: Float32Array) => void): number => p50(qs.map((dense) => time(() => fn(dense))[1]));
+const unfiltered = loop((dense) => set.search({ dense, topK: K }));
+console.log(`unfiltered search p50 ${ms(unfiltered)} ms (ef ${DEFAULT_GRAPH_OPTIONS.defaultEf}); ${queries} queries, topK ${K}`);
+console.log('filter\tmatches\tplan\tef\tevaluate\tcount\twalk\trescore\tsearch\t÷ unfiltered\trecall@10\tshort');
 for (const { label, node } of filters) {
-  const stage = { evaluate: [] as number[], count: [] as number[], walk: [] as number[], rescore: [] as number[], search: [] as number[] };
+  const trace: SearchTrace = {};
+  set.search({ dense: qs[0], topK: K, filter: node, trace });
+  const bits = set.matching(node);
+  const m = bits.count();
+  const evaluate = loop(() => set.matching(node));
+  const countMs = loop(() => bits.count());
+  let walk = '-';
+  let rescore = '-';
+  if (trace.plan === 'graph' && trace.ef !== undefined) {
+    const ef = trace.ef;
+    walk = ms(loop((dense) => graph.search(dense, K, ef, bits)));
+    const candidates = qs.map((dense) => graph.search(dense, K, ef, bits));
+    const scorers = qs.map((dense) => new Scorer('cosine', arena, { dense }));
+    rescore = ms(p50(qs.map((_, q) => time(() => bestOf(candidates[q], K, scorers[q], String))[1])));
+  }
+  const search = loop((dense) => set.search({ dense, topK: K, filter: node }));
   let recall = 0;
   let short = 0;
-  let plan = '';
-  let matches = 0;
   for (const dense of qs) {
-    const [bits, evaluate] = time(() => set.matching(node));
-    const [m, countMs] = time(() => bits.count());
-    matches = m;
-    stage.evaluate.push(evaluate);
-    stage.count.push(countMs);
-    const ef = DEFAULT_GRAPH_OPTIONS.defaultEf;
-    const [candidates, walk] = time(() => graph.search(dense, K, ef, bits));
-    stage.walk.push(walk);
-    const scorer = new Scorer('cosine', arena, { dense });
-    stage.rescore.push(time(() => bestOf(candidates, K, scorer, (l) => String(l)))[1]);
-    const trace: SearchTrace = {};
-    const [got, searchMs] = time(() => set.search({ dense, topK: K, filter: node, trace }));
-    stage.search.push(searchMs);
-    plan = trace.plan ?? '';
+    const got = set.search({ dense, topK: K, filter: node });
     const want = set.search({ dense, topK: K, filter: node, exact: true });
-    recall += recallOf(got, want);
+    recall += recallOf(got.map((h) => h.slot), want);
     if (got.length < Math.min(K, m)) short++;
   }
-  const s = p50(stage.search);
   console.log(
-    [label, matches, plan, ms(p50(stage.evaluate)), ms(p50(stage.count)), ms(p50(stage.walk)), ms(p50(stage.rescore)), ms(s), (s / unfiltered).toFixed(2), (recall / qs.length).toFixed(4), short].join('\t'),
+    [label, m, trace.plan, trace.ef, ms(evaluate), ms(countMs), walk, rescore, ms(search), (search / unfiltered).toFixed(2), (recall / qs.length).toFixed(4), short].join('\t'),
   );
 }
 
 if (sweep) {
-  // The filtered walk alone at several ef: recall@10 against the exact scan of the matches.
-  console.log('\nfiltered walk: ef → p50 ms / recall@10');
-  const efs = [10, 16, 20, 24, 32, 40, 50, 64, 100];
+  // The filtered walk alone at several ef, at the selectivities the planner walks (from
+  // its crossover, a few % of N, up): p50 ms / recall@10 against the exact scan.
+  const efs = [10, 16, 20, 24, 32, 40, 64, 100];
+  const swept = [
+    ...[500, 100, 50, 30].map((limit) => ({ label: `bucket < ${limit}`, node: parseFilterNode({ bucket: { $lt: limit } }) })),
+    filters[filters.length - 1],
+  ];
+  console.log('\nfiltered walk alone: p50 ms / recall@10');
   console.log(['filter', ...efs.map((e) => `ef ${e}`)].join('\t'));
-  for (const { label, node } of filters) {
-    const bits: Bitmap = set.matching(node);
+  for (const { label, node } of swept) {
+    const bits = set.matching(node);
     const wants = qs.map((dense) => set.search({ dense, topK: K, filter: node, exact: true }));
     const cells = efs.map((ef) => {
       let recall = 0;
@@ -131,12 +104,10 @@ if (sweep) {
       qs.forEach((dense, q) => {
         const [labels, walk] = time(() => graph.search(dense, K, ef, bits));
         t.push(walk);
-        const want = new Set(wants[q].map((h) => h.slot));
-        recall += wants[q].length === 0 ? 1 : labels.filter((l) => want.has(l)).length / wants[q].length;
+        recall += recallOf(labels, wants[q]);
       });
-      return `${ms(p50(t))}/${(recall / qs.length).toFixed(3)}`;
+      return `${ms(p50(t))}/${(recall / qs.length).toFixed(4)}`;
     });
     console.log([label, ...cells].join('\t'));
   }
 }
-

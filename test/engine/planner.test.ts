@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { HnswGraph } from '../../src/engine/graph/hnsw-graph.js';
 import { compileFilter, parseFilterNode, type Metadata } from '../../src/engine/filter.js';
-import { choosePlan, filteredExactCrossover, type PlanInput } from '../../src/engine/planner/plan.js';
+import { choosePlan, filteredExactCrossover, filteredWalkEf, type PlanInput } from '../../src/engine/planner/plan.js';
 import { VectorSet, type GraphOptions, type Hit, type SearchTrace } from '../../src/engine/vector-set.js';
 import { prng } from '../helpers/prng.js';
 
@@ -61,6 +61,12 @@ describe('choosePlan', () => {
   for (const [name, over, want] of cases) {
     it(`${name} → ${want}`, () => assert.equal(choosePlan({ ...base, ...over }), want));
   }
+  it('the filtered walk ef is full × m/N, rounded up, at least min', () => {
+    assert.equal(filteredWalkEf(50_000, 100_000, 64, 16), 32);
+    assert.equal(filteredWalkEf(10_000, 100_000, 64, 16), 16);
+    assert.equal(filteredWalkEf(60_001, 100_000, 64, 16), 39);
+    assert.equal(filteredWalkEf(100_000, 100_000, 64, 16), 64);
+  });
   it('the crossover is factor·√(ef·N)', () => {
     assert.equal(Math.round(crossover), 6325);
     assert.equal(Math.round(filteredExactCrossover(100, 100_000, 1.5)), 4743);
@@ -137,8 +143,9 @@ describe('planner branches on a namespace with a graph, against exact search', (
   });
 
   it('exact branch below the crossover: the planned namespace scans the matches', () => {
-    // Default factor 1.5: 1.5·√(64·2000) ≈ 537 matches; 1 % (20) and the two-field
-    // filter (~114) fall below, 50 % (1,000) above.
+    // Default factor 2 at the filtered ef (64·m/N, at least 16): 2·√(16·2000) ≈ 358
+    // matches, so 1 % (20) and the two-field filter (~114) fall below; 50 % (1,000,
+    // ef 32: 2·√(32·2000) ≈ 506) above.
     const expectations: [object, string][] = [
       [{ pct: 3 }, 'exact'],
       [{ $and: [{ pct: { $gte: 20, $lt: 60 } }, { tags: { $in: ['seven'] } }] }, 'exact'],
@@ -172,6 +179,35 @@ describe('planner branches on a namespace with a graph, against exact search', (
     assert.deepEqual(walk.search({ dense: randomVector(rand), topK: 10, filter: parseFilterNode({ pct: 1000 }), trace }), []);
     assert.equal(trace.plan, 'empty');
     assert.equal(trace.matches, 0);
+  });
+
+  it('a filtered walk scales its ef with the share matching; maxCandidates raises it, an explicit ef sets it', () => {
+    const set = build({ graphMinRecords: 300, defaultEf: 64, filteredEf: 64, filteredEfMin: 8, filteredExactFactor: 0 });
+    const dense = randomVector(rand);
+    const half = parseFilterNode({ pct: { $lt: 50 } }); // 1,000 of 2,000
+    const tenth = parseFilterNode({ pct: { $lt: 10 } }); // 200 of 2,000
+    const efOf = (q: Partial<Parameters<VectorSet['search']>[0]>): number | undefined => {
+      const trace: SearchTrace = {};
+      set.search({ dense, topK: 10, ...q, trace });
+      assert.equal(trace.plan, 'graph');
+      return trace.ef;
+    };
+    assert.equal(efOf({}), 64, 'unfiltered: defaultEf');
+    assert.equal(efOf({ filter: half }), 32, '64 × 1/2');
+    assert.equal(efOf({ filter: tenth }), 8, '64 × 1/10 = 6.4, raised to the minimum');
+    assert.equal(efOf({ filter: half, maxCandidates: 10 }), 32);
+    assert.equal(efOf({ filter: half, maxCandidates: 200 }), 200);
+    assert.equal(efOf({ maxCandidates: 200 }), 200);
+    assert.equal(efOf({ filter: half, ef: 12 }), 12);
+    // The crossover is computed at the filtered ef (the minimum, 16, here):
+    // 2·√(16·2000) ≈ 358 matches.
+    const planned = build({ graphMinRecords: 300, defaultEf: 64 });
+    const plans = [{ pct: { $lt: 15 } }, { pct: { $lt: 18 } }].map((raw) => {
+      const trace: SearchTrace = {};
+      planned.search({ dense, topK: 10, filter: parseFilterNode(raw), trace });
+      return `${trace.matches}:${trace.ef}:${trace.plan}`;
+    });
+    assert.deepEqual(plans, ['300:16:exact', '360:16:graph']);
   });
 
   it('the exact switch overrides the planner', () => {
