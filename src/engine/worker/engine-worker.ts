@@ -14,6 +14,7 @@ import { pageOfIds } from '../id-order.js';
 import type { Change, IndexShape } from '../model.js';
 import type { EngineCall, EngineMessage, EngineReply, EngineRequest, LogLevel } from '../protocol.js';
 import { writeSnapshot } from '../snapshot/snapshot-files.js';
+import { nativeScan, nativeScanError } from '../vectors/native-scan.js';
 import { FAULT_CRASH_ID, faultInjectionEnabled } from './fault-injection.js';
 import type { IndexLoader } from './loader.js';
 import { beginRecovery } from './recovery.js';
@@ -71,6 +72,9 @@ let halted = false;
 function log(level: LogLevel, msg: string, fields: Record<string, string | number>): void {
   post({ type: 'log', level, msg, fields });
 }
+
+if (nativeScan) log('info', 'exact scans use the native pre-pass', {});
+else log('warn', 'native scan unavailable; exact scans run in JavaScript only (slower, same results)', { reason: nativeScanError ?? 'unknown' });
 
 class Retryable extends Error {}
 
