@@ -1,6 +1,6 @@
 // The exact scan with and without the native pre-pass, in process, same data, same run:
 // `node dist/bench/exact-scan.js [count] [dim]` (defaults 20000 × 384). It runs itself
-// twice as a child process, once with CONIFER_NATIVE_SCAN=0 (the addon is chosen when the
+// twice as a child process, once with CONIFER_NATIVE=0 (the addon is chosen when the
 // module loads), and checks that both runs return the same answers.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { Metric } from '../src/engine/model.js';
 import { VectorArena } from '../src/engine/vectors/arena.js';
 import { bestOf, Scorer } from '../src/engine/vectors/exact-scan.js';
-import { nativeScan } from '../src/engine/vectors/native-scan.js';
+import { nativeAddon } from '../src/engine/native-addon.js';
 import { Rng } from './prng.js';
 
 const count = Number(process.argv[2] ?? 20_000);
@@ -18,7 +18,7 @@ const QUERIES = 60;
 if (process.env.EXACT_SCAN_CHILD !== '1') {
   const run = (native: boolean): string => {
     const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), String(count), String(dim)], {
-      env: { ...process.env, EXACT_SCAN_CHILD: '1', CONIFER_NATIVE_SCAN: native ? '1' : '0' },
+      env: { ...process.env, EXACT_SCAN_CHILD: '1', CONIFER_NATIVE: native ? '1' : '0' },
       encoding: 'utf8',
     });
     if (r.status !== 0) throw new Error(r.stderr);
@@ -49,5 +49,5 @@ if (process.env.EXACT_SCAN_CHILD !== '1') {
     times.sort((a, b) => a - b);
     line.push(`${metric} p50 ${times[QUERIES >> 1].toFixed(2)} ms`);
   }
-  console.log(`${nativeScan ? 'native pre-pass' : 'JavaScript only'}, ${count} × ${dim}, top 10: ${line.join(', ')}; answers ${answers.digest('hex').slice(0, 12)}`);
+  console.log(`${nativeAddon ? 'native pre-pass' : 'JavaScript only'}, ${count} × ${dim}, top 10: ${line.join(', ')}; answers ${answers.digest('hex').slice(0, 12)}`);
 }

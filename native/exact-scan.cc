@@ -18,7 +18,7 @@
 //
 // Thread rule: called only from the engine worker thread that owns the arrays; it reads
 // them during the call and keeps no reference.
-#include <node_api.h>
+#include "exact-scan.h"
 
 #include <algorithm>
 #include <cmath>
@@ -89,6 +89,8 @@ napi_value fail(napi_env env, const char* message) {
   napi_throw_type_error(env, nullptr, message);
   return nullptr;
 }
+
+}  // namespace
 
 napi_value Candidates(napi_env env, napi_callback_info info) {
   size_t argc = 9;
@@ -187,14 +189,3 @@ napi_value Candidates(napi_env env, napi_callback_info info) {
   napi_create_uint32(env, n, &result);
   return result;
 }
-
-napi_value Init(napi_env env, napi_value exports) {
-  napi_value fn;
-  napi_create_function(env, "candidates", NAPI_AUTO_LENGTH, Candidates, nullptr, &fn);
-  napi_set_named_property(env, exports, "candidates", fn);
-  return exports;
-}
-
-}  // namespace
-
-NAPI_MODULE(NODE_GYP_MODULE_NAME, Init)

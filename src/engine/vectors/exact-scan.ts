@@ -4,7 +4,7 @@
 // path (DESIGN.md decision 7: ranked on the float32 value printed, ties by id).
 import type { Metric } from '../model.js';
 import { CHUNK_SHIFT, type VectorArena } from './arena.js';
-import { nativeScan } from './native-scan.js';
+import { nativeAddon } from '../native-addon.js';
 import { TopK } from './top-k.js';
 
 export interface ScoreQuery {
@@ -68,18 +68,18 @@ export class Scorer {
 
   /** Whether prefilter() can apply: the addon is loaded and the query is dense only. */
   get canPrefilter(): boolean {
-    return nativeScan !== undefined && this.q.dense !== undefined && this.q.sparseScore === undefined;
+    return nativeAddon !== undefined && this.q.dense !== undefined && this.q.sparseScore === undefined;
   }
 
   /**
    * The labels among labels[0..count) that can be in the best k, by the native pre-pass
-   * (native-scan.ts); undefined when it does not apply: no addon, a sparse part (scored in
+   * (native-addon.ts); undefined when it does not apply: no addon, a sparse part (scored in
    * JavaScript only), or too few labels for the call to pay.
    */
   prefilter(labels: Uint32Array, count: number, k: number, out: Uint32Array): Uint32Array | undefined {
     const dense = this.q.dense;
-    if (!this.canPrefilter || !nativeScan || !dense || count <= Math.max(k, NATIVE_MIN_LABELS)) return undefined;
-    const n = nativeScan.candidates(dense, METRIC_CODE[this.metric], this.arena.chunkList, CHUNK_SHIFT, this.arena.norms, labels, count, k, out);
+    if (!this.canPrefilter || !nativeAddon || !dense || count <= Math.max(k, NATIVE_MIN_LABELS)) return undefined;
+    const n = nativeAddon.candidates(dense, METRIC_CODE[this.metric], this.arena.chunkList, CHUNK_SHIFT, this.arena.norms, labels, count, k, out);
     return out.subarray(0, n);
   }
 

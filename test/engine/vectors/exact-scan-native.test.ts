@@ -7,10 +7,10 @@ import { test } from 'node:test';
 import type { Metric } from '../../../src/engine/model.js';
 import { VectorArena } from '../../../src/engine/vectors/arena.js';
 import { bestOf, Scorer } from '../../../src/engine/vectors/exact-scan.js';
-import { nativeScan, nativeScanError } from '../../../src/engine/vectors/native-scan.js';
+import { nativeAddon, nativeAddonError } from '../../../src/engine/native-addon.js';
 
 test('the native scan is built and loaded (npm ci compiles it through binding.gyp)', () => {
-  assert.ok(nativeScan, `not loaded: ${nativeScanError}`);
+  assert.ok(nativeAddon, `not loaded: ${nativeAddonError}`);
 });
 
 function prng(seed: number): () => number {
@@ -69,13 +69,13 @@ for (const metric of ['cosine', 'euclidean', 'dotproduct'] as Metric[]) {
 }
 
 test('the native call rejects malformed arguments with a TypeError instead of reading out of bounds', () => {
-  assert.ok(nativeScan);
+  assert.ok(nativeAddon);
   const arena = new VectorArena(4);
   for (let label = 0; label < 100; label++) arena.set(label, Float32Array.of(label, 1, 2, 3));
   const out = new Uint32Array(100);
   const labels = Uint32Array.from({ length: 100 }, (_, i) => i);
   const call = (over: Partial<{ labels: Uint32Array; count: number; out: Uint32Array; query: Float32Array }>): number =>
-    nativeScan!.candidates(over.query ?? Float32Array.of(1, 0, 0, 0), 2, arena.chunkList, 10, arena.norms, over.labels ?? labels, over.count ?? 100, 5, over.out ?? out);
+    nativeAddon!.candidates(over.query ?? Float32Array.of(1, 0, 0, 0), 2, arena.chunkList, 10, arena.norms, over.labels ?? labels, over.count ?? 100, 5, over.out ?? out);
   assert.equal(call({}) >= 5, true);
   assert.throws(() => call({ labels: Uint32Array.of(5000, ...labels.subarray(1)) }), TypeError); // a label past the arena
   assert.throws(() => call({ count: 101 }), TypeError); // count past the labels
