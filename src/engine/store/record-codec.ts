@@ -24,28 +24,34 @@ export function encode32(a: Float32Array | Uint32Array): Buffer {
   return out;
 }
 
-// SQLite hands BLOBs back as Buffers that may sit at any offset of a shared pool, so
-// they are copied into a fresh, aligned ArrayBuffer before being viewed as 32-bit values.
-function copyAligned(bytes: Uint8Array): ArrayBuffer {
+// SQLite hands BLOBs back as Buffers of their own (better-sqlite3 copies each value out
+// of SQLite), so a 32-bit column is normally viewed in place: the Buffer is aligned and
+// belongs to this row alone. A Buffer at an unaligned offset (a slice of a shared pool),
+// or a big-endian host, gets a fresh, aligned copy instead.
+function words(bytes: Uint8Array): { buffer: ArrayBufferLike; offset: number; length: number } {
   if (bytes.byteLength % 4 !== 0) {
     throw new Error(`corrupt record store: a 32-bit column holds ${bytes.byteLength} bytes`);
   }
+  const length = bytes.byteLength / 4;
+  if (LITTLE_ENDIAN && bytes.byteOffset % 4 === 0) return { buffer: bytes.buffer, offset: bytes.byteOffset, length };
   const buffer = new ArrayBuffer(bytes.byteLength);
   new Uint8Array(buffer).set(bytes);
   if (!LITTLE_ENDIAN) {
     const view = new DataView(buffer);
-    const words = new Uint32Array(buffer);
-    for (let i = 0; i < words.length; i++) words[i] = view.getUint32(i * 4, true);
+    const out = new Uint32Array(buffer);
+    for (let i = 0; i < out.length; i++) out[i] = view.getUint32(i * 4, true);
   }
-  return buffer;
+  return { buffer, offset: 0, length };
 }
 
 export function decodeFloat32(bytes: Uint8Array): Float32Array {
-  return new Float32Array(copyAligned(bytes));
+  const w = words(bytes);
+  return new Float32Array(w.buffer, w.offset, w.length);
 }
 
 export function decodeUint32(bytes: Uint8Array): Uint32Array {
-  return new Uint32Array(copyAligned(bytes));
+  const w = words(bytes);
+  return new Uint32Array(w.buffer, w.offset, w.length);
 }
 
 export function encodeMetadata(metadata: Metadata | undefined): string | null {
