@@ -3,6 +3,8 @@
 // engine's default) and against a bare node:http echo round trip, measured by the same
 // client in the same run, several rounds interleaved so a noisy shared machine affects
 // both sides alike. The figure of merit: (Conifer p50 − hnswlib p50) / echo p50.
+// Each round then measures QPS at concurrency 8 (8 requests always in flight) against
+// hnswlib's single-thread QPS (issue 15's target: ≥ 0.4×).
 //
 //   npm run build && node dist/bench/fixed-cost.js [--n 20000] [--dim 128] [--queries 3000]
 //     [--rounds 3] [--cpu-prof DIR]   (--cpu-prof profiles the server process into DIR)
@@ -43,6 +45,13 @@ ref.initIndex(n, HNSW_M, HNSW_EF_CONSTRUCTION, 100);
 for (let i = 0; i < n; i++) ref.addPoint(row(data.vectors, i), i);
 ref.setEf(DEFAULT_EF);
 const refQueries = Array.from({ length: data.queryCount }, (_, q) => row(data.queries, q));
+const CONCURRENCY = 8;
+/** hnswlib's single-thread queries per second over queryCount back-to-back searches. */
+const hnswQps = (): number => {
+  const started = performance.now();
+  for (let i = 0; i < queryCount; i++) ref.searchKnn(refQueries[i % refQueries.length], TOP_K);
+  return queryCount / ((performance.now() - started) / 1000);
+};
 const hnswP50 = (): number => {
   const lat: number[] = [];
   for (let i = 0; i < queryCount; i++) {
@@ -55,7 +64,7 @@ const hnswP50 = (): number => {
 
 const dataDir = mkdtempSync(join(tmpdir(), 'conifer-fixed-cost-'));
 const apiKey = `bench-${randomBytes(12).toString('hex')}`;
-const client = new Client(apiKey, 4);
+const client = new Client(apiKey, 8);
 const server = await startServer(dataDir, apiKey, 120_000, profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []);
 try {
   const spec = { serverless: { cloud: 'aws', region: 'us-east-1' } };
@@ -76,7 +85,7 @@ try {
   const url = `${host}/query`;
   for (let i = 0; i < 200; i++) await client.request('POST', url, bodies[i % bodies.length]); // warm-up
   console.log(`n=${n} dim=${dim} queries/round=${queryCount} topK=${TOP_K} ef=${DEFAULT_EF}`);
-  console.log('round  conifer_p50  hnswlib_p50  echo_p50  (conifer-hnswlib)/echo');
+  console.log('round  conifer_p50  hnswlib_p50  echo_p50  (conifer-hnswlib)/echo  conifer_qps_c8  hnswlib_qps  c8/hnswlib');
   for (let r = 0; r < rounds; r++) {
     const echo = (await measureEcho(bodies, queryCount)).p50Ms;
     const lat: number[] = [];
@@ -87,8 +96,22 @@ try {
     }
     const conifer = summarize(lat).p50Ms;
     const hnsw = hnswP50();
+    // Concurrency 8: each of 8 loops sends its next query as soon as its last is answered.
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < queryCount) {
+          const reply = await client.request('POST', url, bodies[next++ % bodies.length]);
+          if (reply.status !== 200) throw new Error(`query answered ${reply.status}: ${reply.text.slice(0, 300)}`);
+        }
+      }),
+    );
+    const qps = queryCount / ((performance.now() - started) / 1000);
+    const refQps = hnswQps();
     console.log(
-      `${r + 1}      ${conifer.toFixed(3)}        ${hnsw.toFixed(3)}        ${echo.toFixed(3)}     ${((conifer - hnsw) / echo).toFixed(2)}`,
+      `${r + 1}      ${conifer.toFixed(3)}        ${hnsw.toFixed(3)}        ${echo.toFixed(3)}     ${((conifer - hnsw) / echo).toFixed(2)}` +
+        `                    ${qps.toFixed(0)}           ${refQps.toFixed(0)}        ${(qps / refQps).toFixed(2)}`,
     );
   }
 } finally {

@@ -83,8 +83,7 @@ export class EngineIndex {
   query(q: EngineQuery): EngineMatch[] {
     const set = this.namespaces.get(q.namespace);
     if (!set) return [];
-    const ef = Math.max(this.options.defaultEf, q.maxCandidates ?? 0);
-    const hits = set.search({ dense: q.dense, sparse: q.sparse, topK: q.topK, filter: q.filter, ef });
+    const hits = set.search({ dense: q.dense, sparse: q.sparse, topK: q.topK, filter: q.filter, maxCandidates: q.maxCandidates });
     // Metadata is not held here (it lives in columns): the caller adds it from the record store.
     return hits.map((h) => {
       const match: EngineMatch = { id: h.id, score: h.score };

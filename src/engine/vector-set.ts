@@ -27,7 +27,7 @@ import type { NamespaceToWrite } from './snapshot/snapshot-files.js';
 import type { Metric, SparseValues, StoredRecord } from './model.js';
 import { Bitmap } from './metadata/bitmap.js';
 import { MetadataColumns } from './metadata/metadata-columns.js';
-import { choosePlan, type Plan } from './planner/plan.js';
+import { choosePlan, filteredWalkEf, type Plan } from './planner/plan.js';
 import { hybridCandidates } from './sparse/hybrid.js';
 import { prepareSparse, SparseIndex } from './sparse/sparse-index.js';
 import { VectorArena } from './vectors/arena.js';
@@ -40,7 +40,12 @@ export interface SearchQuery {
   topK: number;
   /** Parsed once on the main thread; evaluated here on the metadata columns. */
   filter?: FilterNode;
-  /** Candidates the graph walk keeps (hnswlib's ef); raised to topK. */
+  /**
+   * Pinecone's maxCandidates: raises the walk's ef (defaultEf, or filteredEf with a
+   * filter) to at least this.
+   */
+  maxCandidates?: number;
+  /** Sets the walk's ef outright (tests, bench); raised to topK. */
   ef?: number;
   /** Force an exact scan (tests, diagnosis). */
   exact?: boolean;
@@ -56,6 +61,8 @@ export interface SearchTrace {
   matches?: number;
   /** The graph answered short and the query was rerun exactly. */
   rerunExact?: boolean;
+  /** The walk's ef the planner was given (defaultEf, the filtered ef, or more by maxCandidates). */
+  ef?: number;
 }
 
 export interface Hit {
@@ -71,6 +78,13 @@ export interface GraphOptions {
   /** The graph walk's ef when a query does not ask for more. */
   defaultEf: number;
   /**
+   * A filtered query's walk (when it does not ask for more): ef = filteredEf × the share
+   * of records matching, at least filteredEfMin (planner/plan.ts filteredWalkEf).
+   * Defaults FILTERED_EF and FILTERED_EF_MIN.
+   */
+  filteredEf?: number;
+  filteredEfMin?: number;
+  /**
    * A filtered query scans its matches exactly while they number fewer than
    * filteredExactFactor·√(ef·N) (see planner/plan.ts); 0 sends every filtered query with
    * more than topK matches to the graph (tests). Default FILTERED_EXACT_FACTOR.
@@ -83,10 +97,22 @@ export interface GraphOptions {
 // "Search engine" for the recall it gives.
 export const DEFAULT_GRAPH_OPTIONS: GraphOptions = { graphMinRecords: 5000, defaultEf: 100 };
 
-// Re-measured in process (bench/filter-crossover.ts, clustered data, ef 100): the walk
-// overtook the scan of the matches at ~1.4·√(ef·N) at 100k × 384 and ~2.1·√(ef·N) at
-// 20k × 128 (the first figure was 2.5 at ef 64). README "Filtered search".
-export const FILTERED_EXACT_FACTOR = 1.5;
+// Re-measured in process (bench/filter-crossover.ts, clustered data, at the filtered ef,
+// 16 in that region): at 100k × 384 the walk was slower than the scan of the matches at
+// 2,000 matches and faster at 3,000, so c ≈ 2 (at ef 100 it had been ~1.4; the issue's
+// first figure was 2.5 at ef 64). README "Filtered search".
+export const FILTERED_EXACT_FACTOR = 2;
+
+// A filtered walk needs a smaller ef than an unfiltered one for the same recall: it keeps
+// walking through non-matching nodes until it holds ef MATCHING ones, so at a share s of
+// records matching it explores about as far as an unfiltered walk with ef ÷ s — and its
+// cost grows faster than that as s falls. So its ef scales with s: 64·s (32 at 50 %), but
+// never below 16. Measured in process (bench/filter-stages.ts --ef-sweep, 100k × 384,
+// clustered data, topK 10, 1000 queries), recall@10 of the walk alone: 50 % matching,
+// ef 16 0.991, 24 0.9986, 32 0.9998; 10 %, ef 10 0.9994, 16 1.0; 3 %, ef 16 0.9986.
+// README "Filtered search".
+export const FILTERED_EF = 64;
+export const FILTERED_EF_MIN = 16;
 
 const REBUILD_DELETED_FRACTION = 0.2;
 
@@ -318,7 +344,11 @@ export class VectorSet {
       if (q.trace) q.trace.plan = 'sparse';
       return this.sparse.search(prepared, q.topK, idOf, allow).map((h) => ({ slot: h.label, id: h.id, score: h.rank }));
     }
-    const ef = q.ef ?? this.options.defaultEf;
+    const baseEf =
+      m === undefined
+        ? this.options.defaultEf
+        : filteredWalkEf(m, this.labels.size, this.options.filteredEf ?? FILTERED_EF, this.options.filteredEfMin ?? FILTERED_EF_MIN);
+    const ef = q.ef ?? Math.max(baseEf, q.maxCandidates ?? 0);
     const plan = choosePlan({
       hasGraph: this.graph !== undefined,
       dense: q.dense !== undefined,
@@ -330,7 +360,10 @@ export class VectorSet {
       ef,
       filteredExactFactor: this.options.filteredExactFactor ?? FILTERED_EXACT_FACTOR,
     });
-    if (q.trace) q.trace.plan = plan;
+    if (q.trace) {
+      q.trace.plan = plan;
+      q.trace.ef = ef;
+    }
     if (plan === 'empty') return [];
     if (plan === 'hybrid' && this.graph && q.dense && prepared) {
       try {

@@ -96,3 +96,44 @@ test('float32ArrayToJson maps every element to its shortest form', () => {
   assert.equal(JSON.stringify(float32ArrayToJson(a)), '[0.1,0.2,0.3,-1e-45]');
   assert.deepEqual(float32ArrayToJson(new Float32Array(0)), []);
 });
+
+test('float32ToShortest equals the toPrecision search over every kind of value', () => {
+  // The oracle: the nearest p-digit decimal for the smallest p that reads back, by text.
+  const oracle = (f: number): number => {
+    for (let p = 1; p < 9; p++) {
+      const d = Number(f.toPrecision(p));
+      if (Math.fround(d) === f) return d;
+    }
+    return Number(f.toPrecision(9));
+  };
+  let state = 0x9e3779b9;
+  const next = (): number => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return state >>> 0;
+  };
+  const bits = new Uint32Array(1);
+  const asFloat = new Float32Array(bits.buffer);
+  const values: number[] = [];
+  for (let i = 0; i < 100_000; i++) {
+    bits[0] = next();
+    values.push(asFloat[0]);
+    values.push(Math.fround((next() / 0xffffffff - 0.5) * 10 ** ((next() % 16) - 8)));
+  }
+  // Neighbours of every power of ten (where a decimal exponent is easy to get wrong),
+  // halves and small integers (ties when rounding to few digits).
+  for (let e = -45; e <= 38; e++) {
+    asFloat[0] = Math.fround(10 ** e);
+    const base = bits[0];
+    for (let d = -20; d <= 20; d++) {
+      bits[0] = base + d;
+      values.push(asFloat[0]);
+    }
+  }
+  for (let i = -2000; i <= 2000; i++) values.push(i, i / 8, Math.fround(i * 0.1), i + 0.5);
+  for (const x of values) {
+    if (!Number.isFinite(x) || x === 0) continue;
+    assert.equal(float32ToShortest(x), oracle(Math.fround(x)), `shortest form of ${x}`);
+  }
+});

@@ -3,8 +3,12 @@
 // through the search trace) and compared with an exact search of the same query.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { HnswGraph } from '../../src/engine/graph/hnsw-graph.js';
 import { compileFilter, parseFilterNode, type Metadata } from '../../src/engine/filter.js';
-import { choosePlan, filteredExactCrossover, type PlanInput } from '../../src/engine/planner/plan.js';
+import { choosePlan, filteredExactCrossover, filteredWalkEf, type PlanInput } from '../../src/engine/planner/plan.js';
 import { VectorSet, type GraphOptions, type Hit, type SearchTrace } from '../../src/engine/vector-set.js';
 import { prng } from '../helpers/prng.js';
 
@@ -57,6 +61,12 @@ describe('choosePlan', () => {
   for (const [name, over, want] of cases) {
     it(`${name} → ${want}`, () => assert.equal(choosePlan({ ...base, ...over }), want));
   }
+  it('the filtered walk ef is full × m/N, rounded up, at least min', () => {
+    assert.equal(filteredWalkEf(50_000, 100_000, 64, 16), 32);
+    assert.equal(filteredWalkEf(10_000, 100_000, 64, 16), 16);
+    assert.equal(filteredWalkEf(60_001, 100_000, 64, 16), 39);
+    assert.equal(filteredWalkEf(100_000, 100_000, 64, 16), 64);
+  });
   it('the crossover is factor·√(ef·N)', () => {
     assert.equal(Math.round(crossover), 6325);
     assert.equal(Math.round(filteredExactCrossover(100, 100_000, 1.5)), 4743);
@@ -133,8 +143,9 @@ describe('planner branches on a namespace with a graph, against exact search', (
   });
 
   it('exact branch below the crossover: the planned namespace scans the matches', () => {
-    // Default factor 1.5: 1.5·√(64·2000) ≈ 537 matches; 1 % (20) and the two-field
-    // filter (~114) fall below, 50 % (1,000) above.
+    // Default factor 2 at the filtered ef (64·m/N, at least 16): 2·√(16·2000) ≈ 358
+    // matches, so 1 % (20) and the two-field filter (~114) fall below; 50 % (1,000,
+    // ef 32: 2·√(32·2000) ≈ 506) above.
     const expectations: [object, string][] = [
       [{ pct: 3 }, 'exact'],
       [{ $and: [{ pct: { $gte: 20, $lt: 60 } }, { tags: { $in: ['seven'] } }] }, 'exact'],
@@ -170,6 +181,35 @@ describe('planner branches on a namespace with a graph, against exact search', (
     assert.equal(trace.matches, 0);
   });
 
+  it('a filtered walk scales its ef with the share matching; maxCandidates raises it, an explicit ef sets it', () => {
+    const set = build({ graphMinRecords: 300, defaultEf: 64, filteredEf: 64, filteredEfMin: 8, filteredExactFactor: 0 });
+    const dense = randomVector(rand);
+    const half = parseFilterNode({ pct: { $lt: 50 } }); // 1,000 of 2,000
+    const tenth = parseFilterNode({ pct: { $lt: 10 } }); // 200 of 2,000
+    const efOf = (q: Partial<Parameters<VectorSet['search']>[0]>): number | undefined => {
+      const trace: SearchTrace = {};
+      set.search({ dense, topK: 10, ...q, trace });
+      assert.equal(trace.plan, 'graph');
+      return trace.ef;
+    };
+    assert.equal(efOf({}), 64, 'unfiltered: defaultEf');
+    assert.equal(efOf({ filter: half }), 32, '64 × 1/2');
+    assert.equal(efOf({ filter: tenth }), 8, '64 × 1/10 = 6.4, raised to the minimum');
+    assert.equal(efOf({ filter: half, maxCandidates: 10 }), 32);
+    assert.equal(efOf({ filter: half, maxCandidates: 200 }), 200);
+    assert.equal(efOf({ maxCandidates: 200 }), 200);
+    assert.equal(efOf({ filter: half, ef: 12 }), 12);
+    // The crossover is computed at the filtered ef (the minimum, 16, here):
+    // 2·√(16·2000) ≈ 358 matches.
+    const planned = build({ graphMinRecords: 300, defaultEf: 64 });
+    const plans = [{ pct: { $lt: 15 } }, { pct: { $lt: 18 } }].map((raw) => {
+      const trace: SearchTrace = {};
+      planned.search({ dense, topK: 10, filter: parseFilterNode(raw), trace });
+      return `${trace.matches}:${trace.ef}:${trace.plan}`;
+    });
+    assert.deepEqual(plans, ['300:16:exact', '360:16:graph']);
+  });
+
   it('the exact switch overrides the planner', () => {
     const trace: SearchTrace = {};
     walk.search({ dense: randomVector(rand), topK: 10, filter: parseFilterNode({ pct: { $lt: 50 } }), exact: true, trace });
@@ -189,5 +229,58 @@ describe('planner branches on a namespace with a graph, against exact search', (
     assert.equal(trace.plan, 'graph');
     assert.deepEqual(got, set.search({ dense, topK: 30, filter, exact: true }));
     assert.ok(got.some((h) => h.id.startsWith('t')), 'a tail record is among the best');
+  });
+
+  it('graph answered short: the query is rerun exactly and equals exact search', () => {
+    // Deterministic construction of matches the walk cannot reach: a namespace restored
+    // from a snapshot whose flags claim 20 extra labels are in the graph while the graph
+    // file lacks them (a graph that lost nodes). Those records are then neither in the
+    // graph nor in the tail, so the filtered walk returns none of them: short.
+    const source = build({ graphMinRecords: 300, defaultEf: 64 });
+    const snap = source.snapshot('', N);
+    assert.ok(snap, 'the source namespace has a graph');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'conifer-planner-'));
+    try {
+      const file = path.join(dir, 'graph');
+      snap.writeGraph(file);
+      const LOST = 20;
+      const extent = snap.state.ids.length + LOST;
+      const indexed = new Uint8Array(extent);
+      const inGraph = new Uint8Array(extent);
+      indexed.set(snap.state.indexed);
+      inGraph.set(snap.state.inGraph);
+      indexed.fill(1, snap.state.ids.length);
+      inGraph.fill(1, snap.state.ids.length);
+      const ids = [...snap.state.ids, ...Array.from({ length: LOST }, (_, i) => `lost${i}`)];
+      const set = new VectorSet(DIM, 'cosine', { graphMinRecords: 300, defaultEf: 64, filteredExactFactor: 0 });
+      set.restore(HnswGraph.load('cosine', DIM, file, indexed, inGraph), ids, N);
+      const r = prng(99);
+      for (let i = 0; i < N; i++) set.upsert(i + 1, { id: `v${i}`, values: randomVector(r), metadata: { lost: false } });
+      const lostRand = prng(5);
+      for (let i = 0; i < LOST; i++) set.upsert(N, { id: `lost${i}`, values: randomVector(lostRand), metadata: { lost: true } });
+      set.finishRestore();
+      assert.equal(set.unindexed, 0, 'the lost records are not in the tail');
+
+      const filter = parseFilterNode({ lost: true });
+      for (let q = 0; q < 3; q++) {
+        const dense = randomVector(rand);
+        const trace: SearchTrace = {};
+        const got = set.search({ dense, topK: 10, filter, trace });
+        assert.equal(trace.plan, 'graph');
+        assert.equal(trace.matches, LOST);
+        assert.equal(trace.rerunExact, true);
+        const want = set.search({ dense, topK: 10, filter, exact: true });
+        assert.equal(want.length, 10);
+        assert.ok(want.every((h) => h.id.startsWith('lost')));
+        assert.deepEqual(got, want);
+      }
+      // Records the graph does hold are still answered by the walk, without a rerun.
+      const trace: SearchTrace = {};
+      set.search({ dense: randomVector(rand), topK: 10, filter: parseFilterNode({ lost: false }), trace });
+      assert.equal(trace.plan, 'graph');
+      assert.notEqual(trace.rerunExact, true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

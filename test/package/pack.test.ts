@@ -52,13 +52,13 @@ describe('the npm package', { timeout: INSTALL_TIMEOUT_MS + 120_000 }, () => {
     const [packed] = JSON.parse(r.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     tarball = join(work, packed.filename);
     const files = packed.files.map((f) => f.path);
-    for (const needed of ['package.json', 'README.md', 'LICENSE', 'dist/build-info.json', 'dist/src/cli/main.js', 'dist/src/engine/worker/engine-worker.js', 'binding.gyp', 'native/exact-scan.cc']) {
+    for (const needed of ['package.json', 'README.md', 'LICENSE', 'dist/build-info.json', 'dist/src/cli/main.js', 'dist/src/engine/worker/engine-worker.js', 'binding.gyp', 'native/addon.cc', 'native/exact-scan.h']) {
       assert.ok(files.includes(needed), `${needed} is not in the package: ${files.join(', ')}`);
     }
     // The server's compiled JavaScript, the console's built assets and the native scan's
     // source (compiled by the package's install script), nothing else.
     const unwanted = files.filter(
-      (f) => !/^(package\.json|README\.md|LICENSE|binding\.gyp|native\/[a-z-]+\.cc|dist\/build-info\.json|dist\/src\/.*\.js|dist\/console\/.*)$/.test(f),
+      (f) => !/^(package\.json|README\.md|LICENSE|binding\.gyp|native\/[a-z-]+\.(cc|h)|dist\/build-info\.json|dist\/src\/.*\.js|dist\/console\/.*)$/.test(f),
     );
     assert.deepEqual(unwanted, [], 'files the package does not need');
   });

@@ -45,12 +45,18 @@ export class HnswGraph {
   /** Nodes marked deleted (inGraph && !indexed). */
   private deletedNodes = 0;
   private liveNodes = 0;
+  /** The query as the binding takes it (a plain array), reused: calls are synchronous. */
+  private readonly point: number[];
+  /** The ef last set on the native index (setEf is a native call; most queries keep it). */
+  private ef = -1;
 
   private constructor(
     private readonly index: HierarchicalNSW,
     private readonly dim: number,
     private capacity: number,
-  ) {}
+  ) {
+    this.point = new Array<number>(dim).fill(0);
+  }
 
   /** An empty graph with room for `expected` nodes. */
   static create(metric: Metric, dim: number, expected: number): HnswGraph {
@@ -178,7 +184,10 @@ export class HnswGraph {
    */
   search(q: Float32Array, k: number, ef: number, allowed?: Bitmap): number[] {
     if (this.liveNodes === 0) return [];
-    const point = Array.from(q);
+    // The binding checked the length of a fresh array; the reused one always has dim.
+    if (q.length !== this.dim) throw new GraphError(`hnswlib: a query of ${q.length} dimensions for a graph of ${this.dim}`);
+    const point = this.point;
+    for (let i = 0; i < this.dim; i++) point[i] = q[i];
     const n = Math.min(k, this.capacity);
     // Total by construction: Bitmap.has is a bounds-checked typed-array read, and any
     // label hnswlib passes is a number it was given. The try is belt and braces, since
@@ -193,7 +202,11 @@ export class HnswGraph {
         }
       });
     return native(() => {
-      this.index.setEf(Math.max(ef, n));
+      const wanted = Math.max(ef, n);
+      if (wanted !== this.ef) {
+        this.index.setEf(wanted);
+        this.ef = wanted;
+      }
       // Never pass an undefined third argument: the binding counts it and rejects it as
       // "not a function".
       return (filter ? this.index.searchKnn(point, n, filter) : this.index.searchKnn(point, n)).neighbors;

@@ -276,11 +276,30 @@ class FieldColumn {
     const out = new Bitmap(this.capacity);
     const col = this.numbers;
     if (!col) return out;
-    // One loop per operator keeps the comparison out of the inner loop.
-    if (op === 'gt') for (let i = 0; i < col.length; i++) col[i] > x && out.add(i);
-    else if (op === 'gte') for (let i = 0; i < col.length; i++) col[i] >= x && out.add(i);
-    else if (op === 'lt') for (let i = 0; i < col.length; i++) col[i] < x && out.add(i);
-    else for (let i = 0; i < col.length; i++) col[i] <= x && out.add(i);
+    // Each 32-bit word is built in a register and stored once (a per-bit add() is a
+    // read-modify-write of memory per match: 0.7 ms at 50 % of 100k). The operator test
+    // sits outside the 32-bit inner loops, and `+(a < b)` compiles without a branch
+    // (a `? 1 : 0` or an `if` is a branch that mispredicts at 50 % matching: 6× slower).
+    // NaN (no number here) compares false: no match.
+    // (A comparison passed in as a function is not inlined: 4 call sites make it
+    // megamorphic, and that made it slower than the per-bit version.)
+    const words = out.words;
+    const n = Math.min(words.length, col.length >>> 5);
+    for (let w = 0; w < n; w++) {
+      const base = w << 5;
+      let word = 0;
+      if (op === 'gt') for (let b = 0; b < 32; b++) word |= +(col[base + b] > x) << b;
+      else if (op === 'gte') for (let b = 0; b < 32; b++) word |= +(col[base + b] >= x) << b;
+      else if (op === 'lt') for (let b = 0; b < 32; b++) word |= +(col[base + b] < x) << b;
+      else for (let b = 0; b < 32; b++) word |= +(col[base + b] <= x) << b;
+      words[w] = word;
+    }
+    // A column shorter than a whole number of words (never, with capacities that are
+    // multiples of 32, but cheap to get right): the rest bit by bit.
+    for (let i = n << 5; i < col.length; i++) {
+      const v = col[i];
+      if (op === 'gt' ? v > x : op === 'gte' ? v >= x : op === 'lt' ? v < x : v <= x) out.add(i);
+    }
     return out;
   }
 

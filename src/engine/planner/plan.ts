@@ -9,8 +9,11 @@
 //   than a full scan; 50 %: 0.55 ms) while its recall stays ~1.0.
 // The two costs cross near m ≈ c·√(ef·N): below it the scan of the matches is cheaper,
 // above it the walk. c was 2.5 in the first measurement; in Conifer's own VectorSet
-// (bench/filter-crossover.ts) it came out at ~1.4 (100k × 384) to ~2.1 (20k × 128), so
-// the engine uses 1.5 (FILTERED_EXACT_FACTOR in vector-set.ts): ~4,700 at N = 100k, ef 100.
+// (bench/filter-crossover.ts) at ef 100 it came out at ~1.4 (100k × 384) to ~2.1
+// (20k × 128). A filtered walk now runs at a smaller ef (filteredWalkEf below: 16 in the
+// crossover region), and at ef 16 the walk at 100k × 384 was slower than the scan at
+// 2,000 matches and faster at 3,000 — c ≈ 2 (FILTERED_EXACT_FACTOR in vector-set.ts):
+// ~2,500 matches at N = 100k.
 export type Plan =
   /** Nothing matches the filter: the answer is empty without looking at a vector. */
   | 'empty'
@@ -63,4 +66,15 @@ export function choosePlan(q: PlanInput): Plan {
 /** The match count below which a filtered query scans its matches exactly. */
 export function filteredExactCrossover(ef: number, records: number, factor: number): number {
   return factor * Math.sqrt(ef * records);
+}
+
+/**
+ * The ef of a filtered walk: `full` scaled by the share of records matching, at least
+ * `min`. The walk collects only matching nodes but passes through all of them, so at a
+ * share s it explores about as far as an unfiltered walk with ef ÷ s; scaling ef by s
+ * keeps that reach (and the recall) about constant while the walk's cost, which grows
+ * faster than 1 ÷ s, stays low (FILTERED_EF in vector-set.ts has the measurements).
+ */
+export function filteredWalkEf(matches: number, records: number, full: number, min: number): number {
+  return Math.max(min, Math.ceil((full * matches) / Math.max(1, records)));
 }

@@ -274,8 +274,19 @@ let workCursor = 0;
 let lastStatus = -Infinity;
 let lastStatusKey = '';
 
+/**
+ * Starts background slices after a message that created work (apply, open). While work
+ * remains, each slice queues the next itself (nextSlice), so queries never schedule one:
+ * an idle worker runs no slice per query.
+ */
 function schedule(): void {
   if (scheduled || halted) return;
+  // From idle: the messages handled while nothing was waiting must not lengthen the first slice.
+  messageMs = 0;
+  nextSlice();
+}
+
+function nextSlice(): void {
   scheduled = true;
   setImmediate(runSlice);
 }
@@ -308,7 +319,7 @@ function runSlice(): void {
   // The last slice of a burst always reports: nothing may run after it for a long time,
   // and a throttled report would leave the metric showing records still unindexed.
   reportStatus(!more);
-  if (more) schedule();
+  if (more && !halted) nextSlice();
 }
 
 /** One load slice; true when the index is loaded (and its open answered). */
@@ -433,5 +444,4 @@ function answer(msg: EngineCall): void {
     reply = { type: 'error', reqId: msg.reqId, error, retryable: err instanceof Retryable };
   }
   if (reply) post(reply);
-  schedule();
 }
