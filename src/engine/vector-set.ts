@@ -28,7 +28,7 @@ import type { Metric, SparseValues, StoredRecord } from './model.js';
 import { Bitmap } from './metadata/bitmap.js';
 import { MetadataColumns } from './metadata/metadata-columns.js';
 import { choosePlan, type Plan } from './planner/plan.js';
-import { hybridCandidates } from './sparse/hybrid.js';
+import { HYBRID_POSTINGS_COVERAGE, hybridCandidates } from './sparse/hybrid.js';
 import { prepareSparse, SparseIndex } from './sparse/sparse-index.js';
 import { VectorArena } from './vectors/arena.js';
 import { bestOf, Scorer, type ScoredHit } from './vectors/exact-scan.js';
@@ -342,7 +342,7 @@ export class VectorSet {
         const dense = q.dense;
         const candidates = hybridCandidates(q.topK, q.hybridMultiple, [
           (n) => this.graph?.search(dense, n, Math.max(ef, n)) ?? [],
-          (n) => this.sparse.search(prepared, n, idOf).map((h) => h.label),
+          (n) => this.sparse.candidates(prepared, n, HYBRID_POSTINGS_COVERAGE),
           (n) => bestOf(tail, n, tailScorer, idOf).map((h) => h.label),
         ]);
         const hits = bestOf(candidates, q.topK, scorer, idOf);

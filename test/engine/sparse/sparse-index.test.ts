@@ -59,7 +59,7 @@ const sorted = (s: SparseValues): SparseValues => {
 };
 
 /** A random sequence of sets, replacements and removals with label reuse, mirrored in `live`. */
-function randomWrites(seed: number, steps: number): { index: SparseIndex; live: Map<number, Ref> } {
+function randomWrites(seed: number, steps: number, negativeShare = 0.2): { index: SparseIndex; live: Map<number, Ref> } {
   const rand = prng(seed);
   const index = new SparseIndex();
   const live = new Map<number, Ref>();
@@ -70,7 +70,7 @@ function randomWrites(seed: number, steps: number): { index: SparseIndex; live: 
     const r = rand();
     if (r < 0.6 || live.size === 0) {
       const label = free.pop() ?? next++;
-      const sparse = zipfSparse(rand, 1 + Math.floor(rand() * 20), 0.2);
+      const sparse = zipfSparse(rand, 1 + Math.floor(rand() * 20), negativeShare);
       index.set(label, sorted(sparse));
       live.set(label, { label, id: `r${serial++}`, sparse, tag: Math.floor(rand() * 4) });
     } else {
@@ -79,7 +79,7 @@ function randomWrites(seed: number, steps: number): { index: SparseIndex; live: 
       if (r < 0.8) {
         // Update that replaces the sparse values (sometimes with identical ones).
         const old = live.get(label)!;
-        const sparse = rand() < 0.1 ? old.sparse : zipfSparse(rand, 1 + Math.floor(rand() * 20), 0.2);
+        const sparse = rand() < 0.1 ? old.sparse : zipfSparse(rand, 1 + Math.floor(rand() * 20), negativeShare);
         index.set(label, sorted(sparse));
         live.set(label, { ...old, sparse });
       } else {
@@ -158,6 +158,73 @@ describe('SparseIndex', () => {
     const hits = index.search(prepareSparse({ indices: Uint32Array.of(1, 2, 3), values: Float32Array.of(1, 1, 1) }), 3, (l) => ids[l] ?? 'e');
     assert.deepEqual(hits.map((h) => h.id), ['a', 'b', 'c']);
     assert.deepEqual(hits.map((h) => h.rank), [1.75, 1.75, 1.75]);
+  });
+});
+
+describe('SparseIndex candidates (hybrid search, approximate)', () => {
+  /** Exact sparse scores of the live records sharing a dimension with q, by label. */
+  const scores = (live: Map<number, Ref>, q: SparseValues): Map<number, number> => {
+    const qm = new Map<number, number>();
+    for (let i = 0; i < q.indices.length; i++) qm.set(q.indices[i], q.values[i]);
+    const out = new Map<number, number>();
+    for (const r of live.values()) {
+      let score = 0;
+      let shares = false;
+      for (let i = 0; i < r.sparse.indices.length; i++) {
+        const w = qm.get(r.sparse.indices[i]);
+        if (w === undefined) continue;
+        shares = true;
+        score += w * r.sparse.values[i];
+      }
+      if (shares) out.set(r.label, score);
+    }
+    return out;
+  };
+
+  it('reading every list, returns the records sharing a dimension, best n by sparse score; stale entries never show', () => {
+    // Non-negative weights: every list has a positive bound, so coverage 1 reads them all.
+    const { index, live } = randomWrites(21, 3000, 0);
+    const rand = prng(22);
+    for (let qi = 0; qi < 30; qi++) {
+      const q = zipfSparse(rand, 1 + Math.floor(rand() * 10), 0);
+      const exact = scores(live, q);
+      const all = index.candidates(prepareSparse(q), 100_000, 1);
+      assert.deepEqual([...all].sort((a, b) => a - b), [...exact.keys()].sort((a, b) => a - b), `q${qi} all`);
+      const ranked = [...exact.values()].sort((a, b) => b - a);
+      for (const n of [1, 7, 30]) {
+        const got = index.candidates(prepareSparse(q), n, 1);
+        assert.equal(got.length, Math.min(n, exact.size), `q${qi} n=${n}`);
+        assert.equal(new Set(got).size, got.length, 'no label twice');
+        // Each is among the best n (a tie at the n-th score may pick either record).
+        const nth = ranked[Math.min(n, ranked.length) - 1];
+        for (const label of got) assert.ok(exact.get(label)! >= nth - 1e-9, `q${qi} n=${n} label ${label}`);
+      }
+    }
+  });
+
+  it('with coverage 0 reads only the highest-bound list and picks its best entries', () => {
+    const index = new SparseIndex();
+    const s = (i: number[], v: number[]): SparseValues => ({ indices: Uint32Array.from(i), values: Float32Array.from(v) });
+    // Dimension 1 bounds at 2·0.9 = 1.8, dimension 2 at 1·1.5 = 1.5, dimension 3 at -1·-0.5 = 0.5.
+    index.set(0, s([1, 2], [0.9, 0.1]));
+    index.set(1, s([1], [0.2]));
+    index.set(2, s([1, 3], [0.5, -0.5]));
+    index.set(3, s([2], [1.5]));
+    index.set(4, s([3], [0.1]));
+    const q = prepareSparse(s([1, 2, 3], [2, 1, -1]));
+    assert.deepEqual(index.candidates(q, 10, 0).sort(), [0, 1, 2]);
+    assert.deepEqual(index.candidates(q, 2, 0).sort(), [0, 2]);
+    // Dimension 1 holds 1.8 of the total 3.8: a coverage above that share adds dimension 2.
+    assert.deepEqual(index.candidates(q, 10, 0.5).sort(), [0, 1, 2, 3]);
+    assert.deepEqual(index.candidates(q, 10, 1).sort(), [0, 1, 2, 3, 4]);
+    // After the best record of dimension 1 is replaced, its old entry is stale and not returned.
+    index.set(0, s([2], [0.1]));
+    assert.deepEqual(index.candidates(q, 1, 0), [2]);
+    assert.deepEqual(index.candidates(q, 10, 0).sort(), [1, 2]);
+    // A list that can only lower scores (bound 0) is not read, unless it is the only one.
+    index.set(5, s([4], [0.3]));
+    assert.deepEqual(index.candidates(prepareSparse(s([1, 4], [2, -1])), 10, 1).sort(), [1, 2]);
+    assert.deepEqual(index.candidates(prepareSparse(s([4], [-1])), 10, 1), [5]);
   });
 });
 
