@@ -28,7 +28,7 @@ import type { Metric, SparseValues, StoredRecord } from './model.js';
 import { Bitmap } from './metadata/bitmap.js';
 import { MetadataColumns } from './metadata/metadata-columns.js';
 import { choosePlan, type Plan } from './planner/plan.js';
-import { HYBRID_POSTINGS_COVERAGE, hybridCandidates } from './sparse/hybrid.js';
+import { hybridSearch } from './sparse/hybrid.js';
 import { prepareSparse, SparseIndex } from './sparse/sparse-index.js';
 import { VectorArena } from './vectors/arena.js';
 import { bestOf, Scorer, type ScoredHit } from './vectors/exact-scan.js';
@@ -329,24 +329,27 @@ export class VectorSet {
     if (plan === 'empty') return [];
     if (plan === 'hybrid' && this.graph && q.dense && prepared) {
       try {
-        // The tail (records not yet in the graph) contributes its own best by dense score,
-        // as the graph does; its sparse side is already in the postings' candidates.
-        // Rescoring the whole tail on both parts would make every hybrid query during
-        // indexing as slow as an exact scan.
+        // The tail (records not yet in the graph) gives dense candidates as the graph
+        // does (sparse/hybrid.ts); rescoring the whole tail on both parts would make every
+        // hybrid query during indexing as slow as an exact scan.
+        const graph = this.graph;
+        const dense = q.dense;
         const tail: number[] = [];
-        this.graph.forEachQueued(
+        graph.forEachQueued(
           (label) => this.labels.id(label) !== undefined,
           (label) => tail.push(label),
         );
-        const tailScorer = new Scorer(this.metric, this.arena, { dense: q.dense });
-        const dense = q.dense;
-        const candidates = hybridCandidates(q.topK, q.hybridMultiple, [
-          (n) => this.graph?.search(dense, n, Math.max(ef, n)) ?? [],
-          (n) => this.sparse.candidates(prepared, n, HYBRID_POSTINGS_COVERAGE),
-          (n) => bestOf(tail, n, tailScorer, idOf).map((h) => h.label),
-        ]);
-        const hits = bestOf(candidates, q.topK, scorer, idOf);
-        if (hits.length >= Math.min(q.topK, this.labels.size)) return hits.map(toHit);
+        const denseScorer = new Scorer(this.metric, this.arena, { dense });
+        const hits = hybridSearch(q.topK, q.hybridMultiple, {
+          graph: (n) => graph.search(dense, n, Math.max(ef, n)),
+          tail,
+          dense: (label) => denseScorer.rank(label),
+          sparseReaching: (tau) => this.sparse.reaching(prepared, tau),
+          scorer,
+          idOf,
+        });
+        if (q.trace) q.trace.rerunExact = hits === undefined;
+        if (hits) return hits.map(toHit);
       } catch (err) {
         this.dropBrokenGraph(err);
       }

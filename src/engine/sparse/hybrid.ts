@@ -1,37 +1,82 @@
-// Candidates for a hybrid query (dense + sparse, score = dense dot + sparse dot) on a
-// namespace with a graph: the graph's best `HYBRID_CANDIDATE_MULTIPLE × topK` by dense
-// score, as many from the postings by partial sparse score over the query's
-// highest-bound lists (HYBRID_POSTINGS_COVERAGE), and the best as many by dense score
-// of the records not yet in the graph. The caller rescores the union exactly on both
-// parts, so every returned score is exact; what can be missed is a record that is in no
-// list yet beats the k-th by its sum (recall measured in
-// README "Search engine").
+// Hybrid search (dense + sparse, score = dense dot + sparse dot) on a namespace with a
+// graph: a threshold algorithm over the two parts.
+// 1. Dense candidates: the graph's best n = HYBRID_CANDIDATE_MULTIPLE × topK by dense
+//    score, and as many of the records not yet in the graph (the tail). Scored exactly on
+//    both parts; θ0 is the k-th best.
+// 2. Every record outside them scores at most `dMax` on the dense part, the lowest dense
+//    score the candidates were cut at. To beat θ0 it needs a sparse score of at least
+//    τ = θ0 − dMax, and the postings give every record reaching τ (SparseIndex
+//    reaching()), which are scored exactly too.
+// So the answer is exact up to the graph's own recall (a record the walk misses whose
+// dense score is above dMax). The sparse side costs what the gap needs: when the dense
+// part dominates, τ is above most sparse scores and few lists are read; when the
+// sparse part dominates, it is nearly a sparse-only query. When τ ≤ 0 (the best scores
+// are below dMax, e.g. negative sparse parts) a record sharing no dimension could
+// qualify and cannot be found in the postings: the caller scans exactly.
+import { TopK } from '../vectors/top-k.js';
+import type { Scorer, ScoredHit } from '../vectors/exact-scan.js';
 
 /**
- * How many candidates each side contributes, as a multiple of topK. Measured on the
- * bench's data (100k records) with bench/sparse-engine.ts: recall@10 0.979 at 5, 0.999
- * at 10, and the graph's walk costs about the same at both (its ef, 100 by default, is
- * the larger of ef and the count asked for). README "Search engine".
+ * Dense candidates from the graph (and as many from the tail), as a multiple of topK.
+ * Measured with bench/sparse-engine.ts (README "Search engine"): the graph's walk costs
+ * about the same at 5 and 10 (its ef, 100 by default, is the larger of ef and the count
+ * asked for), and more candidates lower dMax, so fewer postings are read.
  */
 export const HYBRID_CANDIDATE_MULTIPLE = 10;
 
-/**
- * The share of the query's total sparse bound the postings side reads (SparseIndex
- * candidates()): the highest-bound lists are short (rare dimensions, large weights),
- * the rest long and light. On the bench's data recall@10 was the same from 0.4 to
- * exact top-k postings, at 1/100 of the exact side's cost; with the sparse weights
- * scaled ×20 (sparse dominating the score) it also held at 0.5 (README "Search engine").
- */
-export const HYBRID_POSTINGS_COVERAGE = 0.5;
+export interface HybridSources {
+  /** The graph's best `n` labels by dense score (fewer only when it cannot find n). */
+  graph(n: number): readonly number[];
+  /** Live records not yet in the graph. */
+  tail: readonly number[];
+  /** Exact dense score of a label (higher is better). */
+  dense(label: number): number;
+  /** Every label whose sparse score reaches tau > 0 (and none clearly below it). */
+  sparseReaching(tau: number): readonly number[];
+  /** Exact hybrid scoring (dense + sparse). */
+  scorer: Scorer;
+  idOf(label: number): string;
+}
 
-export function hybridCandidates(
-  topK: number,
-  multiple: number = HYBRID_CANDIDATE_MULTIPLE,
-  /** Each source answers its best `n` labels (graph by dense, postings by sparse, tail by dense). */
-  sources: readonly ((n: number) => readonly number[])[],
-): Set<number> {
-  const n = Math.max(1, Math.ceil(topK * multiple));
-  const out = new Set<number>();
-  for (const best of sources) for (const label of best(n)) out.add(label);
-  return out;
+/** Top `topK` by exact hybrid score; undefined when the dense side cannot bound the rest (scan exactly). */
+export function hybridSearch(topK: number, multiple: number = HYBRID_CANDIDATE_MULTIPLE, s: HybridSources): ScoredHit[] | undefined {
+  const n = Math.max(topK, Math.ceil(topK * multiple));
+  const fromGraph = s.graph(n);
+  // Fewer than asked: the walk did not reach n records, so nothing bounds the others.
+  if (fromGraph.length < n) return undefined;
+  let dMax = Infinity;
+  for (const label of fromGraph) dMax = Math.min(dMax, s.dense(label));
+  let fromTail: readonly number[] = s.tail;
+  if (fromTail.length > n) {
+    const best = bestDense(fromTail, n, s.dense);
+    fromTail = best.labels;
+    dMax = Math.max(dMax, best.cut);
+  }
+
+  const top = new TopK(topK);
+  const seen = new Set<number>();
+  const offer = (label: number): void => {
+    if (seen.has(label)) return;
+    seen.add(label);
+    const rank = s.scorer.rank(label);
+    if (rank !== rank) return;
+    if (top.admits(rank)) top.offer(label, s.idOf(label), rank);
+  };
+  for (const label of fromGraph) offer(label);
+  for (const label of fromTail) offer(label);
+  const theta = top.threshold;
+  if (theta === undefined) return undefined;
+  // A float32 ulp of margin on each side: ranks are rounded, dMax is not.
+  const tau = theta - dMax - 2.5e-7 * (Math.abs(theta) + Math.abs(dMax));
+  if (!(tau > 0)) return undefined;
+  for (const label of s.sparseReaching(tau)) offer(label);
+  return top.sorted().map((r) => ({ label: r.slot, id: r.id, score: s.scorer.score(r.rank) }));
+}
+
+/** The n labels with the best dense scores, and the lowest of those scores. */
+function bestDense(labels: readonly number[], n: number, dense: (label: number) => number): { labels: number[]; cut: number } {
+  const scored = labels.map((label) => ({ label, score: dense(label) }));
+  scored.sort((a, b) => b.score - a.score);
+  const kept = scored.slice(0, n);
+  return { labels: kept.map((x) => x.label), cut: kept[kept.length - 1].score };
 }

@@ -59,7 +59,7 @@ const sorted = (s: SparseValues): SparseValues => {
 };
 
 /** A random sequence of sets, replacements and removals with label reuse, mirrored in `live`. */
-function randomWrites(seed: number, steps: number, negativeShare = 0.2): { index: SparseIndex; live: Map<number, Ref> } {
+function randomWrites(seed: number, steps: number): { index: SparseIndex; live: Map<number, Ref> } {
   const rand = prng(seed);
   const index = new SparseIndex();
   const live = new Map<number, Ref>();
@@ -70,7 +70,7 @@ function randomWrites(seed: number, steps: number, negativeShare = 0.2): { index
     const r = rand();
     if (r < 0.6 || live.size === 0) {
       const label = free.pop() ?? next++;
-      const sparse = zipfSparse(rand, 1 + Math.floor(rand() * 20), negativeShare);
+      const sparse = zipfSparse(rand, 1 + Math.floor(rand() * 20), 0.2);
       index.set(label, sorted(sparse));
       live.set(label, { label, id: `r${serial++}`, sparse, tag: Math.floor(rand() * 4) });
     } else {
@@ -79,7 +79,7 @@ function randomWrites(seed: number, steps: number, negativeShare = 0.2): { index
       if (r < 0.8) {
         // Update that replaces the sparse values (sometimes with identical ones).
         const old = live.get(label)!;
-        const sparse = rand() < 0.1 ? old.sparse : zipfSparse(rand, 1 + Math.floor(rand() * 20), negativeShare);
+        const sparse = rand() < 0.1 ? old.sparse : zipfSparse(rand, 1 + Math.floor(rand() * 20), 0.2);
         index.set(label, sorted(sparse));
         live.set(label, { ...old, sparse });
       } else {
@@ -161,7 +161,7 @@ describe('SparseIndex', () => {
   });
 });
 
-describe('SparseIndex candidates (hybrid search, approximate)', () => {
+describe('SparseIndex reaching (hybrid search: every record whose sparse score reaches a threshold)', () => {
   /** Exact sparse scores of the live records sharing a dimension with q, by label. */
   const scores = (live: Map<number, Ref>, q: SparseValues): Map<number, number> => {
     const qm = new Map<number, number>();
@@ -181,50 +181,37 @@ describe('SparseIndex candidates (hybrid search, approximate)', () => {
     return out;
   };
 
-  it('reading every list, returns the records sharing a dimension, best n by sparse score; stale entries never show', () => {
-    // Non-negative weights: every list has a positive bound, so coverage 1 reads them all.
-    const { index, live } = randomWrites(21, 3000, 0);
+  it('equals brute force after random writes, before and after compaction, negative weights included', () => {
+    const { index, live } = randomWrites(21, 3000);
     const rand = prng(22);
-    for (let qi = 0; qi < 30; qi++) {
-      const q = zipfSparse(rand, 1 + Math.floor(rand() * 10), 0);
-      const exact = scores(live, q);
-      const all = index.candidates(prepareSparse(q), 100_000, 1);
-      assert.deepEqual([...all].sort((a, b) => a - b), [...exact.keys()].sort((a, b) => a - b), `q${qi} all`);
-      const ranked = [...exact.values()].sort((a, b) => b - a);
-      for (const n of [1, 7, 30]) {
-        const got = index.candidates(prepareSparse(q), n, 1);
-        assert.equal(got.length, Math.min(n, exact.size), `q${qi} n=${n}`);
-        assert.equal(new Set(got).size, got.length, 'no label twice');
-        // Each is among the best n (a tie at the n-th score may pick either record).
-        const nth = ranked[Math.min(n, ranked.length) - 1];
-        for (const label of got) assert.ok(exact.get(label)! >= nth - 1e-9, `q${qi} n=${n} label ${label}`);
+    let nonEmpty = 0;
+    for (const compacted of [false, true]) {
+      if (compacted) index.work(Infinity);
+      for (let qi = 0; qi < 40; qi++) {
+        const q = zipfSparse(rand, 1 + Math.floor(rand() * 10), qi % 2 === 0 ? 0 : 0.3);
+        const exact = scores(live, q);
+        const ranked = [...exact.values()].filter((v) => v > 0).sort((a, b) => b - a);
+        // Thresholds at, between and beyond the records' scores.
+        for (const tau of [ranked[0], ranked[4], ranked[20], (ranked[9] + ranked[10]) / 2, 1e-6, 1e6]) {
+          if (!(tau > 0)) continue;
+          const got = new Set(index.reaching(prepareSparse(q), tau));
+          const want = [...exact].filter(([, v]) => v >= tau).map(([label]) => label);
+          for (const label of want) assert.ok(got.has(label), `q${qi} tau=${tau} label ${label} missing`);
+          for (const label of got) assert.ok(exact.get(label)! >= tau * (1 - 1e-6), `q${qi} tau=${tau} label ${label} below`);
+          if (want.length > 0) nonEmpty++;
+        }
       }
     }
+    assert.ok(nonEmpty > 200, `thresholds that select records: ${nonEmpty}`);
   });
 
-  it('with coverage 0 reads only the highest-bound list and picks its best entries', () => {
+  it('returns nothing for a threshold that is not positive (records sharing no dimension would reach it)', () => {
     const index = new SparseIndex();
-    const s = (i: number[], v: number[]): SparseValues => ({ indices: Uint32Array.from(i), values: Float32Array.from(v) });
-    // Dimension 1 bounds at 2·0.9 = 1.8, dimension 2 at 1·1.5 = 1.5, dimension 3 at -1·-0.5 = 0.5.
-    index.set(0, s([1, 2], [0.9, 0.1]));
-    index.set(1, s([1], [0.2]));
-    index.set(2, s([1, 3], [0.5, -0.5]));
-    index.set(3, s([2], [1.5]));
-    index.set(4, s([3], [0.1]));
-    const q = prepareSparse(s([1, 2, 3], [2, 1, -1]));
-    assert.deepEqual(index.candidates(q, 10, 0).sort(), [0, 1, 2]);
-    assert.deepEqual(index.candidates(q, 2, 0).sort(), [0, 2]);
-    // Dimension 1 holds 1.8 of the total 3.8: a coverage above that share adds dimension 2.
-    assert.deepEqual(index.candidates(q, 10, 0.5).sort(), [0, 1, 2, 3]);
-    assert.deepEqual(index.candidates(q, 10, 1).sort(), [0, 1, 2, 3, 4]);
-    // After the best record of dimension 1 is replaced, its old entry is stale and not returned.
-    index.set(0, s([2], [0.1]));
-    assert.deepEqual(index.candidates(q, 1, 0), [2]);
-    assert.deepEqual(index.candidates(q, 10, 0).sort(), [1, 2]);
-    // A list that can only lower scores (bound 0) is not read, unless it is the only one.
-    index.set(5, s([4], [0.3]));
-    assert.deepEqual(index.candidates(prepareSparse(s([1, 4], [2, -1])), 10, 1).sort(), [1, 2]);
-    assert.deepEqual(index.candidates(prepareSparse(s([4], [-1])), 10, 1), [5]);
+    index.set(0, { indices: Uint32Array.of(1), values: Float32Array.of(0.5) });
+    const q = prepareSparse({ indices: Uint32Array.of(1), values: Float32Array.of(1) });
+    assert.deepEqual(index.reaching(q, 0.5), [0]);
+    assert.deepEqual(index.reaching(q, 0), []);
+    assert.deepEqual(index.reaching(q, -1), []);
   });
 });
 
@@ -293,6 +280,30 @@ describe('Hybrid search with a graph', () => {
       found += got.filter((h) => truth.has(h.id)).length;
     }
     assert.ok(found / wanted >= 0.98, `recall ${found / wanted}`);
+  });
+
+  it('keeps recall@10 >= 0.98 whether the dense or the sparse part dominates the score', () => {
+    const rand3 = prng(13);
+    for (const scale of [0.01, 1, 10, 100]) {
+      let found = 0;
+      let wanted = 0;
+      let viaGraph = 0;
+      for (let qi = 0; qi < 40; qi++) {
+        const dense = Float32Array.from({ length: DIM }, () => rand3() * 2 - 1);
+        const raw = zipfSparse(rand3, 1 + Math.floor(rand3() * 8), 0.2);
+        const sparse = { indices: raw.indices, values: raw.values.map((v) => v * scale) };
+        const trace: SearchTrace = {};
+        const got = set.search({ dense, sparse, topK: 10, trace });
+        if (!trace.rerunExact) viaGraph++;
+        const all = new Map(exact(dense, sparse, 2000).map((h) => [h.id, h.score]));
+        for (const h of got) assert.equal(h.score, all.get(h.id), `scale ${scale} q${qi} ${h.id} rescored exactly`);
+        const truth = new Set(exact(dense, sparse, 10).map((h) => h.id));
+        wanted += truth.size;
+        found += got.filter((h) => truth.has(h.id)).length;
+      }
+      assert.ok(found / wanted >= 0.98, `scale ${scale}: recall ${found / wanted}`);
+      assert.ok(viaGraph >= 30, `scale ${scale}: answered from the graph and postings ${viaGraph}/40`);
+    }
   });
 
   it('while records wait outside the graph, hybrid candidates from the tail keep recall and exact scores', () => {
