@@ -5,10 +5,10 @@
 // memory per record, sparse-only latency and agreement with the exact scan, the
 // inverted index's MaxScore against plain accumulation (same run, queries with and
 // without negative weights apart), hybrid recall@10 against exact hybrid scoring for
-// several candidate multiples, and a dense graph query on the same set as the yardstick
+// several dense-candidate multiples (sparse/hybrid.ts), and a dense graph query on the same set as the yardstick
 // (the targets are ratios to it: sparse-only ≤ 1×, hybrid ≤ 2×).
 import { prepareSparse, SparseIndex } from '../src/engine/sparse/sparse-index.js';
-import { VectorSet } from '../src/engine/vector-set.js';
+import { VectorSet, type SearchTrace } from '../src/engine/vector-set.js';
 import { generateDense, generateSparse } from './data.js';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -121,14 +121,17 @@ console.log(`dense graph query p50 ${denseP50.toFixed(3)} ms; sparse-only p50 ${
 for (const multiple of [undefined, 1, 2, 5, 10, 20]) {
   let found = 0;
   let wanted = 0;
+  let bounded = 0;
   const ms: number[] = [];
   for (let q = 0; q < queries; q++) {
+    const trace: SearchTrace = {};
     t0 = performance.now();
-    const got = hybrid.search({ dense: dense.queries.subarray(q * dim, (q + 1) * dim), sparse: sparse.queries[q], topK: k, hybridMultiple: multiple });
+    const got = hybrid.search({ dense: dense.queries.subarray(q * dim, (q + 1) * dim), sparse: sparse.queries[q], topK: k, hybridMultiple: multiple, trace });
     ms.push(performance.now() - t0);
+    if (trace.hybridBounded) bounded++;
     wanted += truth[q].size;
     found += got.filter((h) => truth[q].has(h.id)).length;
   }
-  const label = multiple === undefined ? 'default' : `${multiple}×topK per side`;
-  console.log(`hybrid candidates ${label}: recall@${k} ${(found / wanted).toFixed(4)}, p50 ${p50(ms).toFixed(3)} ms (${(p50(ms) / denseP50).toFixed(2)}× dense)`);
+  const label = multiple === undefined ? 'default' : `${multiple}×topK`;
+  console.log(`hybrid, dense candidates ${label}: recall@${k} ${(found / wanted).toFixed(4)}, p50 ${p50(ms).toFixed(3)} ms (${(p50(ms) / denseP50).toFixed(2)}× dense), threshold step ran ${bounded}/${queries}`);
 }

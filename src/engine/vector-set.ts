@@ -28,7 +28,7 @@ import type { Metric, SparseValues, StoredRecord } from './model.js';
 import { Bitmap } from './metadata/bitmap.js';
 import { MetadataColumns } from './metadata/metadata-columns.js';
 import { choosePlan, type Plan } from './planner/plan.js';
-import { hybridSearch } from './sparse/hybrid.js';
+import { HYBRID_POSTINGS_COVERAGE, HYBRID_THRESHOLD_MAX_POSTINGS, hybridSearch } from './sparse/hybrid.js';
 import { prepareSparse, SparseIndex } from './sparse/sparse-index.js';
 import { VectorArena } from './vectors/arena.js';
 import { bestOf, Scorer, type ScoredHit } from './vectors/exact-scan.js';
@@ -44,7 +44,7 @@ export interface SearchQuery {
   ef?: number;
   /** Force an exact scan (tests, diagnosis). */
   exact?: boolean;
-  /** Hybrid candidates per side as a multiple of topK (bench measurement; default sparse/hybrid.ts). */
+  /** Hybrid dense candidates (graph, tail) as a multiple of topK (bench measurement; default sparse/hybrid.ts). */
   hybridMultiple?: number;
   /** Filled in when given: what the planner chose (tests, diagnosis). */
   trace?: SearchTrace;
@@ -56,6 +56,8 @@ export interface SearchTrace {
   matches?: number;
   /** The graph answered short and the query was rerun exactly. */
   rerunExact?: boolean;
+  /** Hybrid search ran its threshold step: exact up to the graph's recall (sparse/hybrid.ts). */
+  hybridBounded?: boolean;
 }
 
 export interface Hit {
@@ -340,16 +342,17 @@ export class VectorSet {
           (label) => tail.push(label),
         );
         const denseScorer = new Scorer(this.metric, this.arena, { dense });
-        const hits = hybridSearch(q.topK, q.hybridMultiple, {
+        const found = hybridSearch(q.topK, q.hybridMultiple, {
           graph: (n) => graph.search(dense, n, Math.max(ef, n)),
           tail,
           dense: (label) => denseScorer.rank(label),
-          sparseReaching: (tau) => this.sparse.reaching(prepared, tau),
+          sparseCandidates: (n) => this.sparse.candidates(prepared, n, HYBRID_POSTINGS_COVERAGE),
+          sparseReaching: (tau) => this.sparse.reaching(prepared, tau, HYBRID_THRESHOLD_MAX_POSTINGS),
           scorer,
           idOf,
         });
-        if (q.trace) q.trace.rerunExact = hits === undefined;
-        if (hits) return hits.map(toHit);
+        if (q.trace) q.trace.hybridBounded = found?.bounded;
+        if (found) return found.hits.map(toHit);
       } catch (err) {
         this.dropBrokenGraph(err);
       }

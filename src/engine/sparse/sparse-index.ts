@@ -123,6 +123,47 @@ export class SparseIndex {
     return top.sorted().map((r) => ({ label: r.slot, id: r.id, rank: r.rank }));
   }
 
+  /**
+   * Good, not exact, candidates for hybrid search: the `n` labels with the best partial
+   * sums over the query's highest-bound lists, taken in bound order until they hold
+   * `coverage` of the query's total bound (Σ of the terms' bounds, see pruned()). The
+   * lists left out are the long ones of frequent dimensions with small weights: they
+   * add little to any score and most of the cost. The caller rescores exactly, so this
+   * only decides which records are looked at.
+   */
+  candidates(q: PreparedSparse, n: number, coverage: number): number[] {
+    if (n <= 0 || q.dims.length === 0) return [];
+    const epoch = this.nextEpoch();
+    const terms: number[] = [];
+    const ub = new Float64Array(q.dims.length);
+    let total = 0;
+    for (let t = 0; t < q.dims.length; t++) {
+      const list = this.postings.get(q.dims[t]);
+      if (!list) continue;
+      const w = q.weights[t];
+      ub[t] = Math.max(0, w >= 0 ? w * list.max : w * list.min);
+      total += ub[t];
+      terms.push(t);
+    }
+    terms.sort((a, b) => ub[b] - ub[a] || a - b);
+    let count = 0;
+    let covered = 0;
+    for (const t of terms) {
+      // At least one list, so a query whose bounds are all 0 still finds its records.
+      if (count > 0 && (covered >= coverage * total || ub[t] === 0)) break;
+      count = this.gather(this.postings.get(q.dims[t]) as PostingList, q.weights[t], epoch, count);
+      covered += ub[t];
+    }
+    return this.bestPartials(count, n, epoch);
+  }
+
+  /** The (at most) n touched labels with the highest partial sums, any order. */
+  private bestPartials(count: number, n: number, epoch: number): number[] {
+    if (count <= n) return Array.from(this.touched.subarray(0, count));
+    const size = this.heapSelect(count, n, epoch, undefined);
+    return Array.from(this.heapLabels.subarray(0, size));
+  }
+
   /** Term-at-a-time over every query dimension in ascending order: the float64 sums equal dot()'s. */
   private plain(q: PreparedSparse, top: TopK, epoch: number, idOf: (label: number) => string, allow?: (label: number) => boolean): void {
     let count = 0;
@@ -147,13 +188,18 @@ export class SparseIndex {
    * terms left cannot reach `tau` on their own; touched records whose partial sum + the
    * bound left reaches it survive, narrowed by scanning further cheap lists, then scored
    * exactly. Records sharing no dimension score 0 and are never returned, hence tau > 0.
+   * Undefined, having read nothing, when the lists to accumulate hold more than
+   * `maxPostings` entries (a low tau reads nearly every list).
    */
-  reaching(q: PreparedSparse, tau: number): number[] {
+  reaching(q: PreparedSparse, tau: number, maxPostings = Infinity): number[] | undefined {
     if (q.dims.length === 0 || !(tau > 0)) return [];
-    const epoch = this.nextEpoch();
     const { order, restFrom, slack } = this.termBounds(q);
     const m = order.length;
     const floor = tau - REL_MARGIN * tau - slack;
+    let needed = 0;
+    for (let i = 0; i < m && restFrom[i] >= floor; i++) needed += (this.postings.get(q.dims[order[i]]) as PostingList).length;
+    if (needed > maxPostings) return undefined;
+    const epoch = this.nextEpoch();
     let count = 0;
     let i = 0;
     while (i < m && restFrom[i] >= floor) {

@@ -287,14 +287,15 @@ describe('Hybrid search with a graph', () => {
     for (const scale of [0.01, 1, 10, 100]) {
       let found = 0;
       let wanted = 0;
-      let viaGraph = 0;
+      let bounded = 0;
       for (let qi = 0; qi < 40; qi++) {
         const dense = Float32Array.from({ length: DIM }, () => rand3() * 2 - 1);
         const raw = zipfSparse(rand3, 1 + Math.floor(rand3() * 8), 0.2);
         const sparse = { indices: raw.indices, values: raw.values.map((v) => v * scale) };
         const trace: SearchTrace = {};
         const got = set.search({ dense, sparse, topK: 10, trace });
-        if (!trace.rerunExact) viaGraph++;
+        assert.equal(trace.plan, 'hybrid');
+        if (trace.hybridBounded) bounded++;
         const all = new Map(exact(dense, sparse, 2000).map((h) => [h.id, h.score]));
         for (const h of got) assert.equal(h.score, all.get(h.id), `scale ${scale} q${qi} ${h.id} rescored exactly`);
         const truth = new Set(exact(dense, sparse, 10).map((h) => h.id));
@@ -302,7 +303,8 @@ describe('Hybrid search with a graph', () => {
         found += got.filter((h) => truth.has(h.id)).length;
       }
       assert.ok(found / wanted >= 0.98, `scale ${scale}: recall ${found / wanted}`);
-      assert.ok(viaGraph >= 30, `scale ${scale}: answered from the graph and postings ${viaGraph}/40`);
+      // When the sparse part dominates, the threshold step is affordable and runs.
+      if (scale >= 10) assert.ok(bounded >= 30, `scale ${scale}: threshold step ran ${bounded}/40`);
     }
   });
 
