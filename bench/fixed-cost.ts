@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
-import hnswlib from 'hnswlib-node';
+import { hnswlib } from '../src/engine/graph/hnswlib-binding.js';
 import { generateDense } from './data.js';
 import { measureEcho } from './echo-server.js';
 import { Client } from './http.js';

@@ -1,7 +1,9 @@
 // The references, measured in this process on the same data: hnswlib-node used
 // directly (the engine limit: no HTTP, no JSON, one thread), swept over ef; and exact
-// brute force over the float32 arena.
-import hnswlib from 'hnswlib-node';
+// brute force over the float32 arena. hnswlib is the same build the engine runs
+// (graph/hnswlib-binding.ts: AVX2+FMA where the CPU has them), so the ratios measure
+// Conifer's overhead, not compiler flags.
+import { hnswlib, hnswlibBuild } from '../src/engine/graph/hnswlib-binding.js';
 import { performance } from 'node:perf_hooks';
 import type { DenseData } from './data.js';
 import { summarize, recallAtK, mean, type LatencySummary } from './stats.js';
@@ -25,6 +27,8 @@ export interface HnswResult {
   M: number;
   efConstruction: number;
   buildSeconds: number;
+  /** Which hnswlib build ran (graph/hnswlib-binding.ts). */
+  build: string;
   buildVectorsPerSecond: number;
   sweep: HnswPoint[];
 }
@@ -83,7 +87,7 @@ export function runHnsw(
     sweep.push({ ef, recall: mean(recalls), qps: (latencies.length * 1000) / measured, latency: summarize(latencies) });
   }
   index.setEf(EF_SWEEP[0]);
-  return { result: { M: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, buildSeconds, buildVectorsPerSecond: n / buildSeconds, sweep }, index };
+  return { result: { M: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, build: hnswlibBuild, buildSeconds, buildVectorsPerSecond: n / buildSeconds, sweep }, index };
 }
 
 export interface FilteredHnswPoint {

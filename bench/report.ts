@@ -311,7 +311,7 @@ ${markdown(otherTable(r))}
 
 ## hnswlib-node reference
 
-M=${h.M}, efConstruction=${h.efConstruction}, built in ${f(h.buildSeconds, 1)} s
+M=${h.M}, efConstruction=${h.efConstruction}, hnswlib build: ${h.build ?? 'package'} (the one the engine runs), built in ${f(h.buildSeconds, 1)} s
 (${int(h.buildVectorsPerSecond)} vectors/s, one thread); searchKnn with k=10.
 
 ${markdown(sweepTable(r))}

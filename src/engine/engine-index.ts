@@ -27,6 +27,11 @@ export class EngineIndex {
     (this.namespaces.get(ns) ?? this.createNamespace(ns)).restore(graph, ids, seq);
   }
 
+  /** Sizes namespace `ns` for the `records` a load is about to bring (after restore()). */
+  reserve(ns: string, records: number): void {
+    if (records > 0) (this.namespaces.get(ns) ?? this.createNamespace(ns)).reserve(records);
+  }
+
   /** Ends every restore once all records are loaded (before later changes apply). */
   finishRestore(): void {
     for (const [ns, set] of this.namespaces) {

@@ -241,6 +241,11 @@ export class VectorSet {
     this.restoring = { labelOf, seq, extent: ids.length };
   }
 
+  /** Makes room for `records` records ahead of a load that will bring them. */
+  reserve(records: number): void {
+    this.arena.reserve(Math.max(records, this.labels.extent));
+  }
+
   /** Frees snapshot labels no record claimed (marking their nodes deleted) and queues every live record the graph lacks. */
   finishRestore(): void {
     const restoring = this.restoring;

@@ -52,11 +52,14 @@ describe('the npm package', { timeout: INSTALL_TIMEOUT_MS + 120_000 }, () => {
     const [packed] = JSON.parse(r.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     tarball = join(work, packed.filename);
     const files = packed.files.map((f) => f.path);
-    for (const needed of ['package.json', 'README.md', 'LICENSE', 'dist/build-info.json', 'dist/src/cli/main.js', 'dist/src/engine/worker/engine-worker.js']) {
+    for (const needed of ['package.json', 'README.md', 'LICENSE', 'dist/build-info.json', 'dist/src/cli/main.js', 'dist/src/engine/worker/engine-worker.js', 'binding.gyp', 'native/exact-scan.cc']) {
       assert.ok(files.includes(needed), `${needed} is not in the package: ${files.join(', ')}`);
     }
-    // The server's compiled JavaScript and the console's built assets, nothing else.
-    const unwanted = files.filter((f) => !/^(package\.json|README\.md|LICENSE|dist\/build-info\.json|dist\/src\/.*\.js|dist\/console\/.*)$/.test(f));
+    // The server's compiled JavaScript, the console's built assets and the native scan's
+    // source (compiled by the package's install script), nothing else.
+    const unwanted = files.filter(
+      (f) => !/^(package\.json|README\.md|LICENSE|binding\.gyp|native\/[a-z-]+\.cc|dist\/build-info\.json|dist\/src\/.*\.js|dist\/console\/.*)$/.test(f),
+    );
     assert.deepEqual(unwanted, [], 'files the package does not need');
   });
 
@@ -104,6 +107,8 @@ describe('the npm package', { timeout: INSTALL_TIMEOUT_MS + 120_000 }, () => {
         body: { name: 'packed', dimension: 2, metric: 'cosine', spec: { serverless: { cloud: 'aws', region: 'us-east-1' } } },
       });
       assert.equal(created.status, 201, created.text);
+      // The install compiled the native scan and the engine loaded it (logged at its start).
+      assert.match(out, /exact scans use the native pre-pass/, out);
     } finally {
       if (proc.exitCode === null && proc.pid !== undefined) {
         const group = -proc.pid;

@@ -19,7 +19,7 @@
 // surfaces as a GraphError (the caller drops the graph and falls back to exact search);
 // the only JS filter callback ever passed is a bitmap lookup that cannot throw (a
 // throwing callback aborts the process: hnswlib-node issue #132).
-import hnswlib from 'hnswlib-node';
+import { hnswlib } from './hnswlib-binding.js';
 import type { HierarchicalNSW, SpaceName } from 'hnswlib-node';
 import type { Bitmap } from '../metadata/bitmap.js';
 import type { Metric } from '../model.js';

@@ -3,7 +3,8 @@
 // candidates, so scores, their float32 rounding and tie order are identical on every
 // path (DESIGN.md decision 7: ranked on the float32 value printed, ties by id).
 import type { Metric } from '../model.js';
-import type { VectorArena } from './arena.js';
+import { CHUNK_SHIFT, type VectorArena } from './arena.js';
+import { nativeAddon } from '../native-addon.js';
 import { TopK } from './top-k.js';
 
 export interface ScoreQuery {
@@ -15,13 +16,15 @@ export interface ScoreQuery {
   sparseScore?: (label: number) => number;
 }
 
+const METRIC_CODE = { cosine: 0, euclidean: 1, dotproduct: 2 } as const;
+
 export class Scorer {
   private readonly qNorm: number;
   private readonly euclidean: boolean;
   private readonly cosine: boolean;
 
   constructor(
-    metric: Metric,
+    private readonly metric: Metric,
     private readonly arena: VectorArena,
     private readonly q: ScoreQuery,
   ) {
@@ -42,8 +45,8 @@ export class Scorer {
     let score = 0;
     if (qd) {
       const dim = this.arena.dim;
-      const dense = this.arena.vectors;
-      const base = label * dim;
+      const dense = this.arena.chunk(label);
+      const base = this.arena.offset(label);
       if (this.euclidean) {
         for (let i = 0; i < dim; i++) {
           const d = qd[i] - dense[base + i];
@@ -63,6 +66,23 @@ export class Scorer {
     return Math.fround(this.euclidean ? -score : score);
   }
 
+  /** Whether prefilter() can apply: the addon is loaded and the query is dense only. */
+  get canPrefilter(): boolean {
+    return nativeAddon !== undefined && this.q.dense !== undefined && this.q.sparseScore === undefined;
+  }
+
+  /**
+   * The labels among labels[0..count) that can be in the best k, by the native pre-pass
+   * (native-addon.ts); undefined when it does not apply: no addon, a sparse part (scored in
+   * JavaScript only), or too few labels for the call to pay.
+   */
+  prefilter(labels: Uint32Array, count: number, k: number, out: Uint32Array): Uint32Array | undefined {
+    const dense = this.q.dense;
+    if (!this.canPrefilter || !nativeAddon || !dense || count <= Math.max(k, NATIVE_MIN_LABELS)) return undefined;
+    const n = nativeAddon.candidates(dense, METRIC_CODE[this.metric], this.arena.chunkList, CHUNK_SHIFT, this.arena.norms, labels, count, k, out);
+    return out.subarray(0, n);
+  }
+
   /** The wire score of a rank. */
   score(rank: number): number {
     return this.euclidean ? -rank : rank;
@@ -75,6 +95,14 @@ export interface ScoredHit {
   score: number;
 }
 
+// Below this many labels the JavaScript scan alone is as fast as the native call and its
+// rescoring (measured at 384-d: the call costs a few microseconds).
+const NATIVE_MIN_LABELS = 64;
+
+// Scratch for the native pre-pass: the engine thread runs one scan at a time.
+let scratchLabels = new Uint32Array(1024);
+let scratchOut = new Uint32Array(1024);
+
 /**
  * Scores every label `labels` yields (the caller skips free and non-matching ones) and
  * returns the best `topK`, best first. The same TopK merges graph candidates and the tail.
@@ -86,10 +114,26 @@ export function bestOf(
   idOf: (label: number) => string,
 ): ScoredHit[] {
   const top = new TopK(topK);
-  for (const label of labels) {
+  for (const label of prefiltered(labels, topK, scorer)) {
     const rank = scorer.rank(label);
     if (rank !== rank) continue; // NaN: no match
     if (top.admits(rank)) top.offer(label, idOf(label), rank);
   }
   return top.sorted().map((r) => ({ label: r.slot, id: r.id, score: scorer.score(r.rank) }));
+}
+
+/** The labels worth scoring exactly: all of them, or the native pre-pass's survivors. */
+function prefiltered(labels: Iterable<number>, topK: number, scorer: Scorer): Iterable<number> {
+  if (!scorer.canPrefilter || topK === 0) return labels;
+  let count = 0;
+  for (const label of labels) {
+    if (count === scratchLabels.length) {
+      const grown = new Uint32Array(count * 2);
+      grown.set(scratchLabels);
+      scratchLabels = grown;
+    }
+    scratchLabels[count++] = label;
+  }
+  if (scratchOut.length < count) scratchOut = new Uint32Array(scratchLabels.length);
+  return scorer.prefilter(scratchLabels, count, topK, scratchOut) ?? scratchLabels.subarray(0, count);
 }

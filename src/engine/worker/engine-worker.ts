@@ -14,6 +14,8 @@ import { pageOfIds } from '../id-order.js';
 import type { Change, IndexShape } from '../model.js';
 import type { EngineCall, EngineMessage, EngineReply, EngineRequest, LogLevel } from '../protocol.js';
 import { writeSnapshot } from '../snapshot/snapshot-files.js';
+import { hnswlibBuild } from '../graph/hnswlib-binding.js';
+import { nativeAddon, nativeAddonError } from '../native-addon.js';
 import { FAULT_CRASH_ID, faultInjectionEnabled } from './fault-injection.js';
 import type { IndexLoader } from './loader.js';
 import { beginRecovery } from './recovery.js';
@@ -71,6 +73,9 @@ let halted = false;
 function log(level: LogLevel, msg: string, fields: Record<string, string | number>): void {
   post({ type: 'log', level, msg, fields });
 }
+
+if (nativeAddon) log('info', 'exact scans use the native pre-pass', { hnswlib: hnswlibBuild });
+else log('warn', 'native addon unavailable; exact scans run in JavaScript only (slower, same results)', { reason: nativeAddonError ?? 'unknown', hnswlib: hnswlibBuild });
 
 class Retryable extends Error {}
 

@@ -17,6 +17,8 @@ export class IndexLoader {
   readonly seq: number;
   /** Live records in the cut: none of them is in a graph until the load completes. */
   readonly total: number;
+  /** The cut's namespaces and their live record counts. */
+  readonly namespaces: readonly { name: string; count: number }[];
   loaded = 0;
   private closed = false;
 
@@ -25,6 +27,7 @@ export class IndexLoader {
     try {
       this.seq = this.store.beginRead();
       this.total = this.store.totalCount();
+      this.namespaces = this.store.namespaces();
       this.records = this.store.allRecords()[Symbol.iterator]();
     } catch (err) {
       this.store.close();

@@ -1,0 +1,20 @@
+// Conifer's native addon: the functions the engine worker calls (see each header).
+#include <node_api.h>
+
+#include "cpu-features.h"
+#include "exact-scan.h"
+
+namespace {
+
+napi_value Init(napi_env env, napi_value exports) {
+  napi_value fn;
+  napi_create_function(env, "candidates", NAPI_AUTO_LENGTH, Candidates, nullptr, &fn);
+  napi_set_named_property(env, exports, "candidates", fn);
+  napi_create_function(env, "cpuFeatures", NAPI_AUTO_LENGTH, CpuFeatures, nullptr, &fn);
+  napi_set_named_property(env, exports, "cpuFeatures", fn);
+  return exports;
+}
+
+}  // namespace
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, Init)

@@ -1,0 +1,191 @@
+// Native pre-pass of the engine's exact scan (src/engine/vectors/exact-scan.ts).
+//
+// candidates(query, metric, chunks, chunkShift, norms, labels, count, k, out) scores
+// every label in float32 SIMD and writes to `out` the labels that can still be among
+// the k best, returning how many. It does NOT produce the answer: the caller rescores
+// those labels with the JavaScript Scorer, whose float64 sums and float32 rounding
+// define every score Conifer prints. Exactness rests on one bound per label:
+//   |rank_f32 − rank_exact| ≤ b, with b = (2·dim + 8)·2⁻²⁴·scale
+// (scale: |q|·|d| for dot products, 1 for cosine, the distance itself for euclidean;
+// the float32 sum of n products errs by at most γₙ ≈ n·2⁻²⁴ of Σ|qᵢdᵢ| ≤ |q|·|d|, and
+// the final float32 rounding adds 2⁻²⁴; the factor 2 is margin), plus (dim + 8)·2⁻¹⁴⁸ in
+// absolute terms for products and squares that underflow float32 (each loses at most
+// 2⁻¹⁴⁹; divided by |q|·|d| under cosine). With lo = rank − b and
+// hi = rank + b, the k-th largest lo is a lower bound of the true k-th best rank, so every
+// label whose hi reaches it is kept: no label of the exact top k (ties included) is lost.
+// A non-finite float32 result (float32 overflow the float64 sum does not have) or a
+// zero norm under cosine keeps the label unconditionally.
+//
+// Thread rule: called only from the engine worker thread that owns the arrays; it reads
+// them during the call and keeps no reference.
+#include "exact-scan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+typedef float v8f __attribute__((vector_size(32)));
+
+// On x86-64 Linux one clone per instruction set (AVX2+FMA, and the SSE2 baseline every
+// x86-64 has); the dynamic loader picks the best the CPU has. Elsewhere (ARM, macOS) the
+// compiler maps the 8-lane vector type onto what the target has.
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
+#define CLONES __attribute__((target_clones("arch=haswell", "default")))
+#else
+#define CLONES
+#endif
+
+CLONES
+float dot(const float* q, const float* d, uint32_t dim) {
+  v8f acc = {0, 0, 0, 0, 0, 0, 0, 0};
+  uint32_t i = 0;
+  for (; i + 8 <= dim; i += 8) {
+    v8f a, b;
+    std::memcpy(&a, q + i, sizeof a);
+    std::memcpy(&b, d + i, sizeof b);
+    acc += a * b;
+  }
+  float s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  for (; i < dim; i++) s += q[i] * d[i];
+  return s;
+}
+
+CLONES
+float l2(const float* q, const float* d, uint32_t dim) {
+  v8f acc = {0, 0, 0, 0, 0, 0, 0, 0};
+  uint32_t i = 0;
+  for (; i + 8 <= dim; i += 8) {
+    v8f a, b;
+    std::memcpy(&a, q + i, sizeof a);
+    std::memcpy(&b, d + i, sizeof b);
+    v8f t = a - b;
+    acc += t * t;
+  }
+  float s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  for (; i < dim; i++) {
+    float t = q[i] - d[i];
+    s += t * t;
+  }
+  return s;
+}
+
+enum Metric { kCosine = 0, kEuclidean = 1, kDot = 2 };
+
+bool typedArray(napi_env env, napi_value v, napi_typedarray_type want, void** data, size_t* length) {
+  bool is = false;
+  if (napi_is_typedarray(env, v, &is) != napi_ok || !is) return false;
+  napi_typedarray_type type;
+  napi_value buffer;
+  size_t offset;
+  if (napi_get_typedarray_info(env, v, &type, length, data, &buffer, &offset) != napi_ok) return false;
+  return type == want;
+}
+
+napi_value fail(napi_env env, const char* message) {
+  napi_throw_type_error(env, nullptr, message);
+  return nullptr;
+}
+
+}  // namespace
+
+napi_value Candidates(napi_env env, napi_callback_info info) {
+  size_t argc = 9;
+  napi_value argv[9];
+  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc != 9) {
+    return fail(env, "candidates: 9 arguments expected");
+  }
+  void* qData;
+  size_t dim;
+  if (!typedArray(env, argv[0], napi_float32_array, &qData, &dim) || dim == 0) return fail(env, "candidates: query must be a non-empty Float32Array");
+  const float* q = static_cast<const float*>(qData);
+  int32_t metric, shift;
+  uint32_t count, k;
+  if (napi_get_value_int32(env, argv[1], &metric) != napi_ok || metric < 0 || metric > 2) return fail(env, "candidates: bad metric");
+  if (napi_get_value_int32(env, argv[3], &shift) != napi_ok || shift < 0 || shift > 24) return fail(env, "candidates: bad chunk shift");
+  void* normsData;
+  size_t normsLength;
+  if (!typedArray(env, argv[4], napi_float64_array, &normsData, &normsLength)) return fail(env, "candidates: norms must be a Float64Array");
+  const double* norms = static_cast<const double*>(normsData);
+  void* labelsData;
+  size_t labelsLength;
+  if (!typedArray(env, argv[5], napi_uint32_array, &labelsData, &labelsLength)) return fail(env, "candidates: labels must be a Uint32Array");
+  const uint32_t* labels = static_cast<const uint32_t*>(labelsData);
+  if (napi_get_value_uint32(env, argv[6], &count) != napi_ok || count > labelsLength) return fail(env, "candidates: bad count");
+  if (napi_get_value_uint32(env, argv[7], &k) != napi_ok || k == 0) return fail(env, "candidates: bad k");
+  void* outData;
+  size_t outLength;
+  if (!typedArray(env, argv[8], napi_uint32_array, &outData, &outLength) || outLength < count) return fail(env, "candidates: out must be a Uint32Array of at least count");
+  uint32_t* out = static_cast<uint32_t*>(outData);
+
+  // The chunks' data pointers, looked up once each.
+  napi_value chunksArray = argv[2];
+  uint32_t chunkCount;
+  if (napi_get_array_length(env, chunksArray, &chunkCount) != napi_ok) return fail(env, "candidates: chunks must be an array");
+  std::vector<const float*> chunks(chunkCount);
+  std::vector<size_t> chunkLengths(chunkCount);
+  for (uint32_t c = 0; c < chunkCount; c++) {
+    napi_value chunk;
+    void* data;
+    if (napi_get_element(env, chunksArray, c, &chunk) != napi_ok || !typedArray(env, chunk, napi_float32_array, &data, &chunkLengths[c])) {
+      return fail(env, "candidates: every chunk must be a Float32Array");
+    }
+    chunks[c] = static_cast<const float*>(data);
+  }
+
+  if (count <= k) {
+    std::memcpy(out, labels, count * sizeof(uint32_t));
+    napi_value result;
+    napi_create_uint32(env, count, &result);
+    return result;
+  }
+
+  double qNorm = 0;
+  for (size_t i = 0; i < dim; i++) qNorm += double(q[i]) * double(q[i]);
+  qNorm = std::sqrt(qNorm);
+  const double unit = double(2 * dim + 8) / 16777216.0;  // (2·dim + 8)·2⁻²⁴
+  const double underflow = std::ldexp(double(dim + 8), -148);  // (dim + 8)·2⁻¹⁴⁸
+  const uint32_t mask = (1u << shift) - 1;
+  std::vector<double> lo(count), hi(count);
+  for (uint32_t i = 0; i < count; i++) {
+    const uint32_t label = labels[i];
+    const uint32_t c = label >> shift;
+    const size_t at = size_t(label & mask) * dim;
+    if (c >= chunkCount || at + dim > chunkLengths[c] || label >= normsLength) return fail(env, "candidates: label outside the arena");
+    const float* d = chunks[c] + at;
+    double rank, bound;
+    if (metric == kEuclidean) {
+      const double dist = l2(q, d, uint32_t(dim));
+      rank = -dist;
+      bound = unit * dist + underflow;
+    } else {
+      const double s = dot(q, d, uint32_t(dim));
+      if (metric == kCosine) {
+        const double scale = qNorm * norms[label];
+        rank = scale > 0 ? s / scale : NAN;
+        bound = unit + underflow / scale;
+      } else {
+        rank = s;
+        bound = unit * qNorm * norms[label] + underflow;
+      }
+    }
+    if (std::isfinite(rank)) {
+      lo[i] = rank - bound;
+      hi[i] = rank + bound;
+    } else {
+      lo[i] = -INFINITY;
+      hi[i] = INFINITY;
+    }
+  }
+  std::vector<double> sorted(lo);
+  std::nth_element(sorted.begin(), sorted.begin() + (k - 1), sorted.end(), [](double a, double b) { return a > b; });
+  const double floor = sorted[k - 1];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < count; i++) if (hi[i] >= floor) out[n++] = labels[i];
+  napi_value result;
+  napi_create_uint32(env, n, &result);
+  return result;
+}

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { VectorArena } from '../../../src/engine/vectors/arena.js';
+
+const vec = (seed: number, dim: number): Float32Array => Float32Array.from({ length: dim }, (_, i) => seed + i / 8);
+const norm = (v: Float32Array): number => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+
+test('vectors set across many chunks read back exactly, with their norms, through get, view and chunk/offset', () => {
+  const arena = new VectorArena(3);
+  const labels = [0, 1, 63, 64, 500, 1023, 1024, 1025, 2047, 2048, 5000];
+  for (const label of labels) arena.set(label, vec(label + 1, 3));
+  for (const label of labels) {
+    const v = vec(label + 1, 3);
+    assert.deepEqual(arena.get(label), v);
+    assert.deepEqual(arena.view(label), v);
+    const chunk = arena.chunk(label);
+    const at = arena.offset(label);
+    assert.deepEqual(chunk.subarray(at, at + 3), v);
+    assert.equal(arena.norms[label], norm(v));
+    assert.ok(arena.equals(label, v));
+    assert.ok(!arena.equals(label, vec(label + 2, 3)));
+  }
+  // Labels never set read as zeros.
+  assert.deepEqual(arena.get(3000), new Float32Array(3));
+});
+
+test('growing keeps every vector already held, and clearing a label zeroes only it', () => {
+  const arena = new VectorArena(2);
+  for (let label = 0; label < 3000; label++) arena.set(label, vec(label, 2));
+  arena.set(1500, undefined);
+  assert.deepEqual(arena.get(1500), new Float32Array(2));
+  assert.equal(arena.norms[1500], 0);
+  for (const label of [0, 1023, 1024, 1499, 1501, 2999]) assert.deepEqual(arena.get(label), vec(label, 2));
+});
+
+test('a small namespace holds a small arena; reserve sizes it to the count given', () => {
+  const small = new VectorArena(384);
+  small.set(0, vec(1, 384));
+  assert.ok(small.bytes < 200 * 1024, `one vector holds ${small.bytes} B`);
+  const reserved = new VectorArena(4);
+  reserved.set(0, vec(1, 4));
+  reserved.reserve(300);
+  assert.equal(reserved.norms.length, 300);
+  assert.equal(reserved.bytes, 300 * 4 * 4 + 300 * 8);
+  assert.deepEqual(reserved.get(0), vec(1, 4));
+  reserved.reserve(10); // less than held: nothing changes
+  assert.equal(reserved.norms.length, 300);
+});
+
+test('a dimension-0 arena (sparse-only index) holds nothing and accepts sets', () => {
+  const arena = new VectorArena(0);
+  arena.set(5, undefined);
+  arena.reserve(100);
+  assert.equal(arena.bytes, arena.norms.byteLength);
+});
