@@ -28,7 +28,7 @@ import type { Metric, SparseValues, StoredRecord } from './model.js';
 import { Bitmap } from './metadata/bitmap.js';
 import { MetadataColumns } from './metadata/metadata-columns.js';
 import { choosePlan, type Plan } from './planner/plan.js';
-import { HYBRID_POSTINGS_COVERAGE, HYBRID_THRESHOLD_MAX_POSTINGS, hybridSearch } from './sparse/hybrid.js';
+import { HYBRID_POSTINGS_COVERAGE, HYBRID_THRESHOLD_MAX_POSTINGS, HYBRID_THRESHOLD_MAX_RECORDS, hybridSearch } from './sparse/hybrid.js';
 import { prepareSparse, SparseIndex } from './sparse/sparse-index.js';
 import { VectorArena } from './vectors/arena.js';
 import { bestOf, Scorer, type ScoredHit } from './vectors/exact-scan.js';
@@ -352,7 +352,7 @@ export class VectorSet {
           tail,
           dense: (label) => denseScorer.rank(label),
           sparseCandidates: (n) => this.sparse.candidates(prepared, n, HYBRID_POSTINGS_COVERAGE),
-          sparseReaching: (tau) => this.sparse.reaching(prepared, tau, HYBRID_THRESHOLD_MAX_POSTINGS),
+          sparseReaching: (tau) => this.sparse.reaching(prepared, tau, HYBRID_THRESHOLD_MAX_POSTINGS, HYBRID_THRESHOLD_MAX_RECORDS),
           scorer,
           idOf,
         });

@@ -9,9 +9,9 @@
 //    least τ = θ0 − dMax; the postings give every record reaching τ (SparseIndex
 //    reaching()), scored exactly too. The answer is then exact up to the graph's own
 //    recall. This step is skipped when it would read more than
-//    HYBRID_THRESHOLD_MAX_POSTINGS entries (τ low against the sparse scores: most
-//    lists would be read) or when τ ≤ 0; the answer is then step 1's, whose recall is
-//    measured (README "Search engine").
+//    HYBRID_THRESHOLD_MAX_POSTINGS entries or score more than
+//    HYBRID_THRESHOLD_MAX_RECORDS (τ low against the sparse scores), or when τ ≤ 0; the
+//    answer is then step 1's, whose recall is measured (README "Search engine").
 import { TopK } from '../vectors/top-k.js';
 import type { Scorer, ScoredHit } from '../vectors/exact-scan.js';
 
@@ -32,10 +32,13 @@ export const HYBRID_CANDIDATE_MULTIPLE = 10;
 export const HYBRID_POSTINGS_COVERAGE = 0.5;
 
 /**
- * The threshold step runs when it reads at most this many postings entries: about the
- * cost of a few dense graph queries (bench/sparse-engine.ts).
+ * The threshold step runs when it reads at most this many postings entries and at most
+ * HYBRID_THRESHOLD_MAX_RECORDS records survive its bounds. Not tuned: on the bench's data
+ * (100k records) with 250,000 and no record limit it ran for every query, at recall 1.0
+ * but 40× a dense query's p50, scoring thousands of records (README "Search engine").
  */
-export const HYBRID_THRESHOLD_MAX_POSTINGS = 250_000;
+export const HYBRID_THRESHOLD_MAX_POSTINGS = 100_000;
+export const HYBRID_THRESHOLD_MAX_RECORDS = 1_000;
 
 export interface HybridSources {
   /** The graph's best `n` labels by dense score (fewer only when it cannot find n). */

@@ -188,10 +188,10 @@ export class SparseIndex {
    * terms left cannot reach `tau` on their own; touched records whose partial sum + the
    * bound left reaches it survive, narrowed by scanning further cheap lists, then scored
    * exactly. Records sharing no dimension score 0 and are never returned, hence tau > 0.
-   * Undefined, having read nothing, when the lists to accumulate hold more than
-   * `maxPostings` entries (a low tau reads nearly every list).
+   * Undefined when the lists to accumulate hold more than `maxPostings` entries (known
+   * before reading any) or more than `maxRecords` survive the bounds (a low tau).
    */
-  reaching(q: PreparedSparse, tau: number, maxPostings = Infinity): number[] | undefined {
+  reaching(q: PreparedSparse, tau: number, maxPostings = Infinity, maxRecords = Infinity): number[] | undefined {
     if (q.dims.length === 0 || !(tau > 0)) return [];
     const { order, restFrom, slack } = this.termBounds(q);
     const m = order.length;
@@ -228,6 +228,7 @@ export class SparseIndex {
       }
       alive = kept;
     }
+    if (alive > maxRecords) return undefined;
     const out: number[] = [];
     for (let j = 0; j < alive; j++) {
       const label = survivors[j];

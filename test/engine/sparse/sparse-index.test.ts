@@ -212,6 +212,10 @@ describe('SparseIndex reaching (hybrid search: every record whose sparse score r
     assert.deepEqual(index.reaching(q, 0.5), [0]);
     assert.deepEqual(index.reaching(q, 0), []);
     assert.deepEqual(index.reaching(q, -1), []);
+    // Over its budget it answers undefined: the caller keeps its candidates.
+    assert.equal(index.reaching(q, 0.5, 0), undefined, 'more postings than allowed');
+    assert.equal(index.reaching(q, 0.5, Infinity, 0), undefined, 'more records than allowed');
+    assert.deepEqual(index.reaching(q, 0.5, 1, 1), [0]);
   });
 });
 
