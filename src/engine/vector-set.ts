@@ -28,7 +28,7 @@ import type { Metric, SparseValues, StoredRecord } from './model.js';
 import { Bitmap } from './metadata/bitmap.js';
 import { MetadataColumns } from './metadata/metadata-columns.js';
 import { choosePlan, filteredWalkEf, type Plan } from './planner/plan.js';
-import { hybridCandidates } from './sparse/hybrid.js';
+import { HYBRID_POSTINGS_COVERAGE, HYBRID_THRESHOLD_MAX_POSTINGS, HYBRID_THRESHOLD_MAX_RECORDS, hybridSearch } from './sparse/hybrid.js';
 import { prepareSparse, SparseIndex } from './sparse/sparse-index.js';
 import { VectorArena } from './vectors/arena.js';
 import { bestOf, Scorer, type ScoredHit } from './vectors/exact-scan.js';
@@ -49,7 +49,7 @@ export interface SearchQuery {
   ef?: number;
   /** Force an exact scan (tests, diagnosis). */
   exact?: boolean;
-  /** Hybrid candidates per side as a multiple of topK (bench measurement; default sparse/hybrid.ts). */
+  /** Hybrid dense candidates (graph, tail) as a multiple of topK (bench measurement; default sparse/hybrid.ts). */
   hybridMultiple?: number;
   /** Filled in when given: what the planner chose (tests, diagnosis). */
   trace?: SearchTrace;
@@ -63,6 +63,8 @@ export interface SearchTrace {
   rerunExact?: boolean;
   /** The walk's ef the planner was given (defaultEf, the filtered ef, or more by maxCandidates). */
   ef?: number;
+  /** Hybrid search ran its threshold step: exact up to the graph's recall (sparse/hybrid.ts). */
+  hybridBounded?: boolean;
 }
 
 export interface Hit {
@@ -367,24 +369,29 @@ export class VectorSet {
     if (plan === 'empty') return [];
     if (plan === 'hybrid' && this.graph && q.dense && prepared) {
       try {
-        // The tail (records not yet in the graph) contributes its own best by dense score,
-        // as the graph does; its sparse side is already in the postings' candidates.
-        // Rescoring the whole tail on both parts would make every hybrid query during
-        // indexing as slow as an exact scan.
+        // The tail (records not yet in the graph) gives dense candidates as the graph
+        // does (sparse/hybrid.ts); rescoring the whole tail on both parts would make every
+        // hybrid query during indexing as slow as an exact scan.
+        const graph = this.graph;
+        const dense = q.dense;
         const tail: number[] = [];
-        this.graph.forEachQueued(
+        graph.forEachQueued(
           (label) => this.labels.id(label) !== undefined,
           (label) => tail.push(label),
         );
-        const tailScorer = new Scorer(this.metric, this.arena, { dense: q.dense });
-        const dense = q.dense;
-        const candidates = hybridCandidates(q.topK, q.hybridMultiple, [
-          (n) => this.graph?.search(dense, n, Math.max(ef, n)) ?? [],
-          (n) => this.sparse.search(prepared, n, idOf).map((h) => h.label),
-          (n) => bestOf(tail, n, tailScorer, idOf).map((h) => h.label),
-        ]);
-        const hits = bestOf(candidates, q.topK, scorer, idOf);
-        if (hits.length >= Math.min(q.topK, this.labels.size)) return hits.map(toHit);
+        const denseScorer = new Scorer(this.metric, this.arena, { dense });
+        const found = hybridSearch(q.topK, q.hybridMultiple, {
+          graph: (n) => graph.search(dense, n, Math.max(ef, n)),
+          tail,
+          tailBest: (n) => bestOf(tail, n, denseScorer, idOf).map((h) => h.label),
+          dense: (label) => denseScorer.rank(label),
+          sparseCandidates: (n) => this.sparse.candidates(prepared, n, HYBRID_POSTINGS_COVERAGE),
+          sparseReaching: (tau) => this.sparse.reaching(prepared, tau, HYBRID_THRESHOLD_MAX_POSTINGS, HYBRID_THRESHOLD_MAX_RECORDS),
+          scorer,
+          idOf,
+        });
+        if (q.trace) q.trace.hybridBounded = found?.bounded;
+        if (found) return found.hits.map(toHit);
       } catch (err) {
         this.dropBrokenGraph(err);
       }

@@ -123,6 +123,47 @@ export class SparseIndex {
     return top.sorted().map((r) => ({ label: r.slot, id: r.id, rank: r.rank }));
   }
 
+  /**
+   * Good, not exact, candidates for hybrid search: the `n` labels with the best partial
+   * sums over the query's highest-bound lists, taken in bound order until they hold
+   * `coverage` of the query's total bound (Σ of the terms' bounds, see pruned()). The
+   * lists left out are the long ones of frequent dimensions with small weights: they
+   * add little to any score and most of the cost. The caller rescores exactly, so this
+   * only decides which records are looked at.
+   */
+  candidates(q: PreparedSparse, n: number, coverage: number): number[] {
+    if (n <= 0 || q.dims.length === 0) return [];
+    const epoch = this.nextEpoch();
+    const terms: number[] = [];
+    const ub = new Float64Array(q.dims.length);
+    let total = 0;
+    for (let t = 0; t < q.dims.length; t++) {
+      const list = this.postings.get(q.dims[t]);
+      if (!list) continue;
+      const w = q.weights[t];
+      ub[t] = Math.max(0, w >= 0 ? w * list.max : w * list.min);
+      total += ub[t];
+      terms.push(t);
+    }
+    terms.sort((a, b) => ub[b] - ub[a] || a - b);
+    let count = 0;
+    let covered = 0;
+    for (const t of terms) {
+      // At least one list, so a query whose bounds are all 0 still finds its records.
+      if (count > 0 && (covered >= coverage * total || ub[t] === 0)) break;
+      count = this.gather(this.postings.get(q.dims[t]) as PostingList, q.weights[t], epoch, count);
+      covered += ub[t];
+    }
+    return this.bestPartials(count, n, epoch);
+  }
+
+  /** The (at most) n touched labels with the highest partial sums, any order. */
+  private bestPartials(count: number, n: number, epoch: number): number[] {
+    if (count <= n) return Array.from(this.touched.subarray(0, count));
+    const size = this.heapSelect(count, n, epoch, undefined);
+    return Array.from(this.heapLabels.subarray(0, size));
+  }
+
   /** Term-at-a-time over every query dimension in ascending order: the float64 sums equal dot()'s. */
   private plain(q: PreparedSparse, top: TopK, epoch: number, idOf: (label: number) => string, allow?: (label: number) => boolean): void {
     let count = 0;
@@ -138,6 +179,90 @@ export class SparseIndex {
       const rank = Math.fround(acc[label]);
       if (top.admits(rank)) top.offer(label, idOf(label), rank);
     }
+  }
+
+  /**
+   * Every label whose sparse score reaches `tau` (> 0), and none scoring below `tau`
+   * minus a rounding margin (REL_MARGIN, slack): the threshold half of MaxScore (see
+   * pruned()) with θ fixed at `tau`. Lists are accumulated in bound order until the
+   * terms left cannot reach `tau` on their own; touched records whose partial sum + the
+   * bound left reaches it survive, narrowed by scanning further cheap lists, then scored
+   * exactly. Records sharing no dimension score 0 and are never returned, hence tau > 0.
+   * Undefined when the lists to accumulate hold more than `maxPostings` entries (known
+   * before reading any) or more than `maxRecords` survive the bounds (a low tau).
+   */
+  reaching(q: PreparedSparse, tau: number, maxPostings = Infinity, maxRecords = Infinity): number[] | undefined {
+    if (q.dims.length === 0 || !(tau > 0)) return [];
+    const { order, restFrom, slack } = this.termBounds(q);
+    const m = order.length;
+    const floor = tau - REL_MARGIN * tau - slack;
+    let needed = 0;
+    for (let i = 0; i < m && restFrom[i] >= floor; i++) needed += (this.postings.get(q.dims[order[i]]) as PostingList).length;
+    if (needed > maxPostings) return undefined;
+    const epoch = this.nextEpoch();
+    let count = 0;
+    let i = 0;
+    while (i < m && restFrom[i] >= floor) {
+      count = this.gather(this.postings.get(q.dims[order[i]]) as PostingList, q.weights[order[i]], epoch, count);
+      i++;
+    }
+    const acc = this.acc;
+    const touched = this.touched;
+    const survivors = this.survivors;
+    let alive = 0;
+    let need = floor - restFrom[i];
+    for (let j = 0; j < count; j++) {
+      const label = touched[j];
+      if (acc[label] >= need) survivors[alive++] = label;
+    }
+    const dotCost = (this.records > 0 ? this.store.pairs / this.records : 0) + q.dims.length;
+    for (; i < m && alive > 0; i++) {
+      const list = this.postings.get(q.dims[order[i]]) as PostingList;
+      if (list.length >= alive * dotCost) break;
+      this.addTo(list, q.weights[order[i]], epoch);
+      need = floor - restFrom[i + 1];
+      let kept = 0;
+      for (let j = 0; j < alive; j++) {
+        const label = survivors[j];
+        if (acc[label] >= need) survivors[kept++] = label;
+      }
+      alive = kept;
+    }
+    if (alive > maxRecords) return undefined;
+    const out: number[] = [];
+    for (let j = 0; j < alive; j++) {
+      const label = survivors[j];
+      if (acc[label] + restFrom[i] >= floor && this.store.dot(label, q.dims, q.weights) >= floor) out.push(label);
+    }
+    return out;
+  }
+
+  /**
+   * The query's terms that have a list, by bound descending (order[i] indexes q.dims),
+   * restFrom[i] the bound of terms order[i..], and the slack for summation order. A
+   * term's bound is the most it can add to a score: w·max of its list when w ≥ 0, w·min
+   * when w < 0, and never below 0.
+   */
+  private termBounds(q: PreparedSparse): { order: number[]; restFrom: Float64Array; slack: number } {
+    const n = q.dims.length;
+    const ub = new Float64Array(n);
+    const order: number[] = [];
+    // The most Σ|qᵢ·dᵢ| can be for any record: scales the slack for summation order.
+    let magnitude = 0;
+    for (let t = 0; t < n; t++) {
+      const list = this.postings.get(q.dims[t]);
+      if (!list) continue;
+      const w = q.weights[t];
+      ub[t] = Math.max(0, w >= 0 ? w * list.max : w * list.min);
+      magnitude += Math.abs(w) * Math.max(Math.abs(list.max), Math.abs(list.min));
+      order.push(t);
+    }
+    order.sort((a, b) => ub[b] - ub[a] || a - b);
+    const m = order.length;
+    // Summed from the end (no cancellation error).
+    const restFrom = new Float64Array(m + 1);
+    for (let i = m - 1; i >= 0; i--) restFrom[i] = restFrom[i + 1] + ub[order[i]];
+    return { order, restFrom, slack: Math.max(SUM_SLACK * magnitude, 1e-30) };
   }
 
   /**
@@ -161,25 +286,9 @@ export class SparseIndex {
    * values), so they are the last terms and usually never scanned.
    */
   private pruned(q: PreparedSparse, top: TopK, epoch: number, idOf: (label: number) => string, allow?: (label: number) => boolean): void {
-    const n = q.dims.length;
-    const ub = new Float64Array(n);
-    const order: number[] = [];
-    // The most Σ|qᵢ·dᵢ| can be for any record: scales the slack for summation order.
-    let magnitude = 0;
-    for (let t = 0; t < n; t++) {
-      const list = this.postings.get(q.dims[t]);
-      if (!list) continue;
-      const w = q.weights[t];
-      ub[t] = Math.max(0, w >= 0 ? w * list.max : w * list.min);
-      magnitude += Math.abs(w) * Math.max(Math.abs(list.max), Math.abs(list.min));
-      order.push(t);
-    }
-    const slack = Math.max(SUM_SLACK * magnitude, 1e-30);
-    order.sort((a, b) => ub[b] - ub[a] || a - b);
+    const { order, restFrom, slack } = this.termBounds(q);
     const m = order.length;
-    // restFrom[i]: bound of terms order[i..], summed from the end (no cancellation error).
-    const restFrom = new Float64Array(m + 1);
-    for (let i = m - 1; i >= 0; i--) restFrom[i] = restFrom[i + 1] + ub[order[i]];
+    const n = q.dims.length;
     const listOf = (i: number): PostingList => this.postings.get(q.dims[order[i]]) as PostingList;
 
     // 1. Essential terms.
@@ -234,10 +343,26 @@ export class SparseIndex {
 
   /**
    * Scores exactly (dot()) the k touched records with the best partial sums that were not
-   * scored yet, and offers them: this raises θ. A typed min-heap of the k best partials.
+   * scored yet, and offers them: this raises θ.
    */
   private offerBest(count: number, top: TopK, q: PreparedSparse, epoch: number, idOf: (label: number) => string, allow?: (label: number) => boolean): void {
-    const k = top.k;
+    const size = this.heapSelect(count, top.k, epoch, allow);
+    const hl = this.heapLabels;
+    const offered = this.offeredAt;
+    for (let j = 0; j < size; j++) {
+      const label = hl[j];
+      offered[label] = epoch;
+      const rank = Math.fround(this.store.dot(label, q.dims, q.weights));
+      if (top.admits(rank)) top.offer(label, idOf(label), rank);
+    }
+  }
+
+  /**
+   * Selects into heapLabels[0..size) the (at most) k touched labels with the highest
+   * partial sums, skipping those offered this query and those `allow` rejects: a typed
+   * min-heap of the best k. Returns size.
+   */
+  private heapSelect(count: number, k: number, epoch: number, allow: ((label: number) => boolean) | undefined): number {
     const acc = this.acc;
     const offered = this.offeredAt;
     const touched = this.touched;
@@ -282,12 +407,7 @@ export class SparseIndex {
         hl[c] = label;
       }
     }
-    for (let j = 0; j < size; j++) {
-      const label = hl[j];
-      offered[label] = epoch;
-      const rank = Math.fround(this.store.dot(label, q.dims, q.weights));
-      if (top.admits(rank)) top.offer(label, idOf(label), rank);
-    }
+    return size;
   }
 
   /**

@@ -161,6 +161,64 @@ describe('SparseIndex', () => {
   });
 });
 
+describe('SparseIndex reaching (hybrid search: every record whose sparse score reaches a threshold)', () => {
+  /** Exact sparse scores of the live records sharing a dimension with q, by label. */
+  const scores = (live: Map<number, Ref>, q: SparseValues): Map<number, number> => {
+    const qm = new Map<number, number>();
+    for (let i = 0; i < q.indices.length; i++) qm.set(q.indices[i], q.values[i]);
+    const out = new Map<number, number>();
+    for (const r of live.values()) {
+      let score = 0;
+      let shares = false;
+      for (let i = 0; i < r.sparse.indices.length; i++) {
+        const w = qm.get(r.sparse.indices[i]);
+        if (w === undefined) continue;
+        shares = true;
+        score += w * r.sparse.values[i];
+      }
+      if (shares) out.set(r.label, score);
+    }
+    return out;
+  };
+
+  it('equals brute force after random writes, before and after compaction, negative weights included', () => {
+    const { index, live } = randomWrites(21, 3000);
+    const rand = prng(22);
+    let nonEmpty = 0;
+    for (const compacted of [false, true]) {
+      if (compacted) index.work(Infinity);
+      for (let qi = 0; qi < 40; qi++) {
+        const q = zipfSparse(rand, 1 + Math.floor(rand() * 10), qi % 2 === 0 ? 0 : 0.3);
+        const exact = scores(live, q);
+        const ranked = [...exact.values()].filter((v) => v > 0).sort((a, b) => b - a);
+        // Thresholds at, between and beyond the records' scores.
+        for (const tau of [ranked[0], ranked[4], ranked[20], (ranked[9] + ranked[10]) / 2, 1e-6, 1e6]) {
+          if (!(tau > 0)) continue;
+          const got = new Set(index.reaching(prepareSparse(q), tau));
+          const want = [...exact].filter(([, v]) => v >= tau).map(([label]) => label);
+          for (const label of want) assert.ok(got.has(label), `q${qi} tau=${tau} label ${label} missing`);
+          for (const label of got) assert.ok(exact.get(label)! >= tau * (1 - 1e-6), `q${qi} tau=${tau} label ${label} below`);
+          if (want.length > 0) nonEmpty++;
+        }
+      }
+    }
+    assert.ok(nonEmpty > 200, `thresholds that select records: ${nonEmpty}`);
+  });
+
+  it('returns nothing for a threshold that is not positive (records sharing no dimension would reach it)', () => {
+    const index = new SparseIndex();
+    index.set(0, { indices: Uint32Array.of(1), values: Float32Array.of(0.5) });
+    const q = prepareSparse({ indices: Uint32Array.of(1), values: Float32Array.of(1) });
+    assert.deepEqual(index.reaching(q, 0.5), [0]);
+    assert.deepEqual(index.reaching(q, 0), []);
+    assert.deepEqual(index.reaching(q, -1), []);
+    // Over its budget it answers undefined: the caller keeps its candidates.
+    assert.equal(index.reaching(q, 0.5, 0), undefined, 'more postings than allowed');
+    assert.equal(index.reaching(q, 0.5, Infinity, 0), undefined, 'more records than allowed');
+    assert.deepEqual(index.reaching(q, 0.5, 1, 1), [0]);
+  });
+});
+
 describe('Sparse search through EngineIndex (deletes, updates, namespace drop)', () => {
   it('answers from current records only', () => {
     const engine = new EngineIndex({ dimension: 0, metric: 'dotproduct' });
@@ -226,6 +284,32 @@ describe('Hybrid search with a graph', () => {
       found += got.filter((h) => truth.has(h.id)).length;
     }
     assert.ok(found / wanted >= 0.98, `recall ${found / wanted}`);
+  });
+
+  it('keeps recall@10 >= 0.98 whether the dense or the sparse part dominates the score', () => {
+    const rand3 = prng(13);
+    for (const scale of [0.01, 1, 10, 100]) {
+      let found = 0;
+      let wanted = 0;
+      let bounded = 0;
+      for (let qi = 0; qi < 40; qi++) {
+        const dense = Float32Array.from({ length: DIM }, () => rand3() * 2 - 1);
+        const raw = zipfSparse(rand3, 1 + Math.floor(rand3() * 8), 0.2);
+        const sparse = { indices: raw.indices, values: raw.values.map((v) => v * scale) };
+        const trace: SearchTrace = {};
+        const got = set.search({ dense, sparse, topK: 10, trace });
+        assert.equal(trace.plan, 'hybrid');
+        if (trace.hybridBounded) bounded++;
+        const all = new Map(exact(dense, sparse, 2000).map((h) => [h.id, h.score]));
+        for (const h of got) assert.equal(h.score, all.get(h.id), `scale ${scale} q${qi} ${h.id} rescored exactly`);
+        const truth = new Set(exact(dense, sparse, 10).map((h) => h.id));
+        wanted += truth.size;
+        found += got.filter((h) => truth.has(h.id)).length;
+      }
+      assert.ok(found / wanted >= 0.98, `scale ${scale}: recall ${found / wanted}`);
+      // When the sparse part dominates, the threshold step is affordable and runs.
+      if (scale >= 10) assert.ok(bounded >= 30, `scale ${scale}: threshold step ran ${bounded}/40`);
+    }
   });
 
   it('while records wait outside the graph, hybrid candidates from the tail keep recall and exact scores', () => {
