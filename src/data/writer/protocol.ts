@@ -49,7 +49,9 @@ export type WriterRequest =
   /** Close the index's write connection (the index is being deleted). */
   | { type: 'close'; reqId: number; indexId: string }
   /** Post changes on this port from now on (the engine worker was restarted). */
-  | { type: 'engine-port'; reqId: number; port: MessagePort };
+  | { type: 'engine-port'; reqId: number; port: MessagePort }
+  /** Close every write connection and answer: the thread is idle and may be terminated. */
+  | { type: 'stop'; reqId: number };
 
 /** An error crossing the thread boundary: an ApiError keeps its code, any other its `code` (SQLITE_FULL → 507). */
 export type WriteFailure =

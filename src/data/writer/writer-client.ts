@@ -18,6 +18,8 @@ const RETRY_AFTER_SECONDS = 1;
 const MIN_RESTART_DELAY_MS = 100;
 const MAX_RESTART_DELAY_MS = 30_000;
 const STABLE_AFTER_MS = 60_000;
+/** Longest a clean shutdown waits for the writer thread to be idle before terminating it. */
+const STOP_TIMEOUT_MS = 10_000;
 /** Longest an engine restart waits for the writer to take its new port. */
 const HANDOVER_TIMEOUT_MS = 5_000;
 
@@ -105,7 +107,20 @@ export class WriterClient {
     await this.control({ type: 'close', reqId: 0, indexId });
   }
 
+  /**
+   * Terminates the thread once it has answered a 'stop' (bounded by STOP_TIMEOUT_MS):
+   * terminating a thread that is still starting (loading better-sqlite3's addon) or inside
+   * a native call can abort the whole process, so it must be idle in JavaScript first.
+   */
   async stop(): Promise<void> {
+    if (!this.down && !this.stopped) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.control({ type: 'stop', reqId: 0 }),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_TIMEOUT_MS))),
+      ]);
+      clearTimeout(timer);
+    }
     this.stopped = true;
     await this.worker.terminate();
   }
@@ -128,7 +143,7 @@ export class WriterClient {
     clearTimeout(timer);
   }
 
-  private control(msg: Extract<WriterRequest, { type: 'close' | 'engine-port' }>, transfer: MessagePort[] = []): Promise<void> {
+  private control(msg: Extract<WriterRequest, { type: 'close' | 'engine-port' | 'stop' }>, transfer: MessagePort[] = []): Promise<void> {
     return new Promise((resolve) => {
       const reqId = this.nextReqId++;
       this.pending.set(reqId, { write: false, settle: () => resolve(), fail: () => resolve() });

@@ -77,6 +77,11 @@ main.on('message', (msg: WriterRequest) => {
       stores.delete(msg.indexId);
       reply({ type: 'done', reqId: msg.reqId });
       return;
+    case 'stop':
+      for (const store of stores.values()) store.close();
+      stores.clear();
+      reply({ type: 'done', reqId: msg.reqId });
+      return;
     case 'engine-port':
       engine.close();
       engine = msg.port;
