@@ -9,10 +9,11 @@
 // again from its record store. Nothing is lost: a change the writer committed before it
 // switched ports is in the store the loads read; one committed after reaches the new
 // worker on the new port. Meanwhile requests answer 503 UNAVAILABLE with Retry-After.
-// Restarts back off (doubling up to MAX_RESTART_DELAY_MS) so a fault that recurs on
+// Restarts back off (restart-backoff.ts) so a fault that recurs on
 // load cannot spin.
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { unavailable } from '../errors.js';
+import { RestartBackoff } from './restart-backoff.js';
 import { engineQueryDuration, engineQueueDepth, engineUnindexedRecords, engineWorkerRestarts } from '../metrics.js';
 import type { FilterNode } from './filter.js';
 import type { IndexShape } from './model.js';
@@ -28,10 +29,6 @@ import type {
 const RETRY_AFTER_SECONDS = 1;
 /** Longest a clean shutdown waits for the graph snapshots. */
 const FLUSH_TIMEOUT_MS = 20_000;
-const MIN_RESTART_DELAY_MS = 100;
-const MAX_RESTART_DELAY_MS = 30_000;
-/** A worker that stayed up this long resets the back-off. */
-const STABLE_AFTER_MS = 60_000;
 
 const restarting = (): Error => unavailable('The search engine is restarting; retry shortly.', RETRY_AFTER_SECONDS);
 
@@ -61,10 +58,9 @@ export class EngineClient {
   private stopped = false;
   /** Set between a worker's death and its replacement's start. */
   private down = false;
-  private restartDelay = MIN_RESTART_DELAY_MS;
+  private readonly backoff = new RestartBackoff();
   /** Workers that have exited (one may die while the writer is handed its port). */
   private readonly exited = new WeakSet<Worker>();
-  private startedAt = Date.now();
 
   constructor(private readonly log: EngineLog) {
     this.worker = this.spawn();
@@ -187,7 +183,7 @@ export class EngineClient {
       this.exited.add(worker);
       this.onDeath(worker, new Error(`engine worker exited with code ${code}`));
     });
-    this.startedAt = Date.now();
+    this.backoff.started();
     return worker;
   }
 
@@ -226,9 +222,7 @@ export class EngineClient {
     this.down = true;
     void worker.terminate();
     engineWorkerRestarts.inc();
-    if (Date.now() - this.startedAt > STABLE_AFTER_MS) this.restartDelay = MIN_RESTART_DELAY_MS;
-    const delay = this.restartDelay;
-    this.restartDelay = Math.min(this.restartDelay * 2, MAX_RESTART_DELAY_MS);
+    const delay = this.backoff.next();
     this.log.error({ err, restartInMs: delay, indexes: this.opened.size }, 'engine worker failed; restarting it and reloading every index');
     // Every request in flight fails with 503, except loads: they are posted again below.
     for (const [reqId, p] of this.pending) {
@@ -257,9 +251,7 @@ export class EngineClient {
     if (this.stopped) return;
     if (this.exited.has(worker)) {
       // It died meanwhile; onDeath ignored it while `down`, so start the next one here.
-      const delay = this.restartDelay;
-      this.restartDelay = Math.min(this.restartDelay * 2, MAX_RESTART_DELAY_MS);
-      this.scheduleRestart(delay);
+      this.scheduleRestart(this.backoff.next());
       return;
     }
     this.down = false;

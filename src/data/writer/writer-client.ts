@@ -12,12 +12,10 @@ import { type MessagePort, Worker } from 'node:worker_threads';
 import type { IndexRow } from '../../catalog/indexes.js';
 import { ApiError, unavailable } from '../../errors.js';
 import type { EngineClient } from '../../engine/engine-client.js';
+import { RestartBackoff } from '../../engine/restart-backoff.js';
 import type { Write, WriteCalls, WriteFailure, WriterData, WriterReply, WriterRequest } from './protocol.js';
 
 const RETRY_AFTER_SECONDS = 1;
-const MIN_RESTART_DELAY_MS = 100;
-const MAX_RESTART_DELAY_MS = 30_000;
-const STABLE_AFTER_MS = 60_000;
 /** Longest a clean shutdown waits for the writer thread to be idle before terminating it. */
 const STOP_TIMEOUT_MS = 10_000;
 /** Longest an engine restart waits for the writer to take its new port. */
@@ -46,8 +44,7 @@ export class WriterClient {
   private nextReqId = 1;
   private down = false;
   private stopped = false;
-  private restartDelay = MIN_RESTART_DELAY_MS;
-  private startedAt = Date.now();
+  private readonly backoff = new RestartBackoff();
 
   constructor(
     private readonly engine: EngineClient,
@@ -162,7 +159,7 @@ export class WriterClient {
     worker.on('message', (msg: WriterReply) => this.onMessage(worker, msg));
     worker.on('error', (err) => this.onDeath(worker, err));
     worker.on('exit', (code) => this.onDeath(worker, new Error(`writer thread exited with code ${code}`)));
-    this.startedAt = Date.now();
+    this.backoff.started();
     return worker;
   }
 
@@ -178,9 +175,7 @@ export class WriterClient {
     if (worker !== this.worker || this.down || this.stopped) return;
     this.down = true;
     void worker.terminate();
-    if (Date.now() - this.startedAt > STABLE_AFTER_MS) this.restartDelay = MIN_RESTART_DELAY_MS;
-    const delay = this.restartDelay;
-    this.restartDelay = Math.min(this.restartDelay * 2, MAX_RESTART_DELAY_MS);
+    const delay = this.backoff.next();
     this.log.error({ err, restartInMs: delay, inFlight: this.pending.size }, 'writer thread failed; restarting it');
     for (const p of this.pending.values()) p.fail(p.write ? interrupted() : new Error('writer thread failed'));
     this.pending.clear();
