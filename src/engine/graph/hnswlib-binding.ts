@@ -5,23 +5,30 @@
 // faster). Same source and API, same graph file format, so snapshots move between the two.
 // It is loaded only where the CPU has both instruction sets (checked by the native addon)
 // and the build exists; otherwise the package's own build, which runs on every CPU.
+//
+// Only ONE of the two is ever loaded into a process: they are the same C++ code, and its
+// vague-linkage symbols (node-addon-api's templates, static members) are unified process
+// wide by the dynamic linker, so two copies would share and tear down each other's state
+// at thread exit.
 import { createRequire } from 'node:module';
-import packageBuild from 'hnswlib-node';
 import { nativeAddon } from '../native-addon.js';
 
-type Hnswlib = typeof packageBuild;
+type Hnswlib = typeof import('hnswlib-node');
+
+const require = createRequire(import.meta.url);
+const packageBuild = (): Hnswlib => require('hnswlib-node') as Hnswlib;
 
 // dist/src/engine/graph/ → the package root, where node-gyp puts build/.
 const AVX2_BUILD = '../../../../build/Release/hnswlib_avx2.node';
 
 function choose(): { lib: Hnswlib; build: string } {
-  if (process.env.CONIFER_HNSW_AVX2 === '0') return { lib: packageBuild, build: 'package (CONIFER_HNSW_AVX2=0)' };
+  if (process.env.CONIFER_HNSW_AVX2 === '0') return { lib: packageBuild(), build: 'package (CONIFER_HNSW_AVX2=0)' };
   const cpu = nativeAddon?.cpuFeatures();
-  if (!cpu?.avx2 || !cpu.fma) return { lib: packageBuild, build: 'package (no AVX2+FMA, or no native addon)' };
+  if (!cpu?.avx2 || !cpu.fma) return { lib: packageBuild(), build: 'package (no AVX2+FMA, or no native addon)' };
   try {
-    return { lib: createRequire(import.meta.url)(AVX2_BUILD) as Hnswlib, build: 'avx2' };
+    return { lib: require(AVX2_BUILD) as Hnswlib, build: 'avx2' };
   } catch (err) {
-    return { lib: packageBuild, build: `package (${err instanceof Error ? err.message : String(err)})` };
+    return { lib: packageBuild(), build: `package (${err instanceof Error ? err.message : String(err)})` };
   }
 }
 
