@@ -101,10 +101,6 @@ async function serve(config: Config): Promise<void> {
     log,
   );
 
-  const address = await app.listen({ host: config.host, port: config.port });
-  announce.info({ address, dataDir: config.dataDir }, `Conifer listening on ${address} (data directory ${config.dataDir})`);
-  warnIfUnreachableByPython(config, address, app.log);
-
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
@@ -121,8 +117,14 @@ async function serve(config: Config): Promise<void> {
     removeEphemeralDataDir(config);
     process.exit(0);
   };
+  // Registered before the listening line is printed: scripts (and tests) send SIGTERM as
+  // soon as they read it, and a signal with no listener yet kills the process outright.
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+
+  const address = await app.listen({ host: config.host, port: config.port });
+  announce.info({ address, dataDir: config.dataDir }, `Conifer listening on ${address} (data directory ${config.dataDir})`);
+  warnIfUnreachableByPython(config, address, app.log);
 
   // Recovery while listening: unfinished jobs first (a deleted index's files must not be
   // loaded), then every index into the engine. Until then /ready answers 503.

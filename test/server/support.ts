@@ -126,5 +126,5 @@ export async function stopAndClean(server: TestServer | undefined, dataDir?: str
   removeDir(dataDir ?? server.dataDir);
   const tail = server.output().slice(-3000);
   assert.ok(wasRunning, `the server died during the tests (exit ${server.proc.exitCode}):\n${tail}`);
-  assert.equal(code, 0, `the server exited ${code} on SIGTERM:\n${tail}`);
+  assert.equal(code, 0, `the server exited ${code} (signal ${server.proc.signalCode}) on SIGTERM:\n${tail}`);
 }
