@@ -6,7 +6,9 @@
 // inverted index's MaxScore against plain accumulation (same run, queries with and
 // without negative weights apart), hybrid recall@10 against exact hybrid scoring for
 // several dense-candidate multiples (sparse/hybrid.ts), and a dense graph query on the same set as the yardstick
-// (the targets are ratios to it: sparse-only ≤ 1×, hybrid ≤ 2×).
+// (the targets are ratios to it: sparse-only ≤ 1×, hybrid ≤ 2×). The inverted index is
+// timed on both its paths, native (native/sparse-search.cc) and JavaScript.
+import { nativeAddon } from '../src/engine/native-addon.js';
 import { prepareSparse, SparseIndex } from '../src/engine/sparse/sparse-index.js';
 import { VectorSet, type SearchTrace } from '../src/engine/vector-set.js';
 import { generateDense, generateSparse } from './data.js';
@@ -56,32 +58,33 @@ for (let q = 0; q < queries; q++) {
 const pos = sparse.queries.filter((s) => !s.values.some((v) => v < 0)).length;
 console.log(`sparse-only top-${k}: p50 ${p50(fast).toFixed(2)} ms (inverted index) vs ${p50(exact).toFixed(2)} ms (exact scan); identical results ${agree}/${queries} (${pos} queries without negative weights)`);
 
-// MaxScore against plain accumulation on the inverted index alone, interleaved per query
-// so machine noise hits both alike.
-const index = new SparseIndex();
-for (let i = 0; i < count; i++) index.set(i + 1, sparse.records[i]);
+// MaxScore against plain accumulation on the inverted index alone, native and JavaScript,
+// interleaved per query so machine noise hits all alike.
+const paths: [string, SparseIndex][] = [['JavaScript', new SparseIndex(null)]];
+if (nativeAddon) paths.push(['native', new SparseIndex(nativeAddon)]);
+for (const [, index] of paths) for (let i = 0; i < count; i++) index.set(i + 1, sparse.records[i]);
 const idOf = (label: number): string => id(label - 1);
 for (const negative of [false, true]) {
   const prepared = sparse.queries.map(prepareSparse).filter((p) => p.nonNegative !== negative);
-  const plainMs: number[] = [];
-  const maxscoreMs: number[] = [];
+  const ms = paths.map(() => ({ plain: [] as number[], maxscore: [] as number[] }));
   let same = 0;
   for (let round = 0; round < 3; round++) {
     for (const p of prepared) {
-      t0 = performance.now();
-      const want = index.search(p, k, idOf, undefined, 'plain');
-      plainMs.push(performance.now() - t0);
-      t0 = performance.now();
-      const got = index.search(p, k, idOf);
-      maxscoreMs.push(performance.now() - t0);
-      if (round === 0 && JSON.stringify(got) === JSON.stringify(want)) same++;
+      const answers: string[] = [];
+      paths.forEach(([, index], at) => {
+        t0 = performance.now();
+        const want = index.search(p, k, idOf, undefined, 'plain');
+        ms[at].plain.push(performance.now() - t0);
+        t0 = performance.now();
+        const got = index.search(p, k, idOf);
+        ms[at].maxscore.push(performance.now() - t0);
+        answers.push(JSON.stringify(want), JSON.stringify(got));
+      });
+      if (round === 0 && answers.every((a) => a === answers[0])) same++;
     }
   }
-  const a = p50(plainMs);
-  const b = p50(maxscoreMs);
-  console.log(
-    `inverted index, ${prepared.length} queries ${negative ? 'with' : 'without'} negative weights: p50 plain ${a.toFixed(3)} ms, MaxScore ${b.toFixed(3)} ms (${(a / b).toFixed(1)}× faster), identical ${same}/${prepared.length}`,
-  );
+  const figures = paths.map(([name], at) => `${name} plain ${p50(ms[at].plain).toFixed(3)} ms, MaxScore ${p50(ms[at].maxscore).toFixed(3)} ms`).join('; ');
+  console.log(`inverted index p50, ${prepared.length} queries ${negative ? 'with' : 'without'} negative weights: ${figures}; identical on every path ${same}/${prepared.length}`);
 }
 if (!withHybrid) process.exit(0);
 
@@ -106,6 +109,8 @@ console.log(`hybrid exact scan p50 ${p50(exactMs).toFixed(2)} ms`);
 // hits both alike.
 const denseMs: number[] = [];
 const sparseMs: number[] = [];
+const pathMs = paths.map((): number[] => []);
+const preparedQueries = sparse.queries.map(prepareSparse);
 for (let round = 0; round < 3; round++) {
   for (let q = 0; q < queries; q++) {
     t0 = performance.now();
@@ -114,10 +119,16 @@ for (let round = 0; round < 3; round++) {
     t0 = performance.now();
     sparseSet.search({ sparse: sparse.queries[q], topK: k });
     sparseMs.push(performance.now() - t0);
+    paths.forEach(([, index], at) => {
+      t0 = performance.now();
+      index.search(preparedQueries[q], k, idOf);
+      pathMs[at].push(performance.now() - t0);
+    });
   }
 }
 const denseP50 = p50(denseMs);
-console.log(`dense graph query p50 ${denseP50.toFixed(3)} ms; sparse-only p50 ${p50(sparseMs).toFixed(3)} ms (${(p50(sparseMs) / denseP50).toFixed(2)}× dense)`);
+const ratio = (xs: number[]): string => `${p50(xs).toFixed(3)} ms (${(p50(xs) / denseP50).toFixed(2)}× dense)`;
+console.log(`dense graph query p50 ${denseP50.toFixed(3)} ms; sparse-only p50 ${ratio(sparseMs)}; inverted index alone: ${paths.map(([name], at) => `${name} ${ratio(pathMs[at])}`).join(', ')}`);
 for (const multiple of [undefined, 1, 2, 5, 10, 20]) {
   let found = 0;
   let wanted = 0;

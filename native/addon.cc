@@ -3,6 +3,7 @@
 
 #include "cpu-features.h"
 #include "exact-scan.h"
+#include "sparse-search.h"
 
 namespace {
 
@@ -12,6 +13,12 @@ napi_value Init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "candidates", fn);
   napi_create_function(env, "cpuFeatures", NAPI_AUTO_LENGTH, CpuFeatures, nullptr, &fn);
   napi_set_named_property(env, exports, "cpuFeatures", fn);
+  napi_create_function(env, "sparseSearch", NAPI_AUTO_LENGTH, SparseSearch, nullptr, &fn);
+  napi_set_named_property(env, exports, "sparseSearch", fn);
+  napi_create_function(env, "sparseCandidates", NAPI_AUTO_LENGTH, SparseCandidates, nullptr, &fn);
+  napi_set_named_property(env, exports, "sparseCandidates", fn);
+  napi_create_function(env, "sparseReaching", NAPI_AUTO_LENGTH, SparseReaching, nullptr, &fn);
+  napi_set_named_property(env, exports, "sparseReaching", fn);
   return exports;
 }
 

@@ -21,9 +21,33 @@ export interface NativeAddon {
     k: number,
     out: Uint32Array,
   ): number;
+  /**
+   * Sparse search over one namespace's inverted index (native/sparse-search.cc; used by
+   * sparse/sparse-index.ts, which rescores what they return). The first five arguments
+   * are a query and the index (SparseNativeArgs). sparseSearch: every label that may be
+   * in the exact top k (ties at the k-th score included), `allow` a Bitmap's words or
+   * null; strategy 0 plain accumulation, 1 MaxScore. sparseCandidates and sparseReaching:
+   * SparseIndex.candidates() and .reaching().
+   */
+  sparseSearch(...args: [...SparseNativeArgs, allow: Uint32Array | null, k: number, strategy: 0 | 1, pairsPerRecord: number]): Uint32Array;
+  sparseCandidates(...args: [...SparseNativeArgs, n: number, coverage: number]): Uint32Array;
+  sparseReaching(...args: [...SparseNativeArgs, tau: number, maxPostings: number, maxRecords: number, pairsPerRecord: number]): Uint32Array | undefined;
   /** What this CPU can run (graph/hnswlib-binding.ts); all false off x86-64. */
   cpuFeatures(): { avx2: boolean; fma: boolean };
 }
+
+/**
+ * A sparse query and the index it runs on, as native/sparse-search.cc takes them: per
+ * query dimension its postings entry buffer (or null) and [entries, has stale entries,
+ * max, min]; the query's dimensions and weights; [gen, indices, values, start, len].
+ */
+export type SparseNativeArgs = [
+  lists: (Uint32Array | null)[],
+  meta: Float64Array,
+  dims: Uint32Array,
+  weights: Float32Array,
+  state: [gen: Uint32Array, indices: Uint32Array, values: Float32Array, start: Uint32Array, len: Uint32Array],
+];
 
 // dist/src/engine/ → the package root, where node-gyp puts build/.
 const ADDON = '../../../build/Release/conifer_native.node';

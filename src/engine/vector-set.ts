@@ -340,11 +340,10 @@ export class VectorSet {
     const matches = q.filter ? this.columns.evaluate(q.filter) : undefined;
     const m = matches?.count();
     if (q.trace) q.trace.matches = m;
-    const allow = matches && ((label: number): boolean => matches.has(label));
     if (prepared && !q.dense && !q.exact && m !== 0) {
       // Sparse-only: exact top-k from the inverted index.
       if (q.trace) q.trace.plan = 'sparse';
-      return this.sparse.search(prepared, q.topK, idOf, allow).map((h) => ({ slot: h.label, id: h.id, score: h.rank }));
+      return this.sparse.search(prepared, q.topK, idOf, matches).map((h) => ({ slot: h.label, id: h.id, score: h.rank }));
     }
     const baseEf =
       m === undefined

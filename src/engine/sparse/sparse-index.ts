@@ -7,7 +7,15 @@
 // records sharing at least one. Every score here is summed in ascending dimension order
 // in float64, as SparseStore.dot() and the exact scan do, so results (float32 scores and
 // their ties, broken by id) are identical to an exact scan's.
+//
+// Two implementations of each search: native/sparse-search.cc (the hot loops in C++,
+// used when the addon is loaded) and the JavaScript below (the fallback, CONIFER_NATIVE=0
+// or a platform where the addon did not build). The native one returns labels only; every
+// score printed comes from SparseStore.dot() here, so both paths give identical answers
+// (tests run both against a brute-force scorer).
+import type { Bitmap } from '../metadata/bitmap.js';
 import type { SparseValues } from '../model.js';
+import { nativeAddon, type NativeAddon, type SparseNativeArgs } from '../native-addon.js';
 import { TopK } from '../vectors/top-k.js';
 import { Postings, type PostingList } from './postings.js';
 import { SparseStore } from './sparse-store.js';
@@ -52,6 +60,9 @@ export class SparseIndex {
   private heapLabels = new Uint32Array(0);
   private heapValues = new Float64Array(0);
   private epoch = 0;
+
+  /** `native`: the addon to search with; null runs the JavaScript path (tests compare both). */
+  constructor(private readonly native: NativeAddon | null = nativeAddon ?? null) {}
 
   /** Replaces the label's sparse values (undefined clears them). `v` must be sorted by index. */
   set(label: number, v: SparseValues | undefined): void {
@@ -110,17 +121,56 @@ export class SparseIndex {
   }
 
   /**
-   * Exact top-k by sparse score over the labels `allow` accepts (all when absent) that
-   * share a dimension with the query. `strategy` 'plain' accumulates every list (the
-   * bench's and tests' reference); the default prunes with MaxScore (see pruned()).
+   * Exact top-k by sparse score over the labels in `allow` (all when absent) that share
+   * a dimension with the query. `strategy` 'plain' accumulates every list (the bench's
+   * and tests' reference); the default prunes with MaxScore (see pruned()).
    */
-  search(q: PreparedSparse, topK: number, idOf: (label: number) => string, allow?: (label: number) => boolean, strategy: 'maxscore' | 'plain' = 'maxscore'): SparseHit[] {
+  search(q: PreparedSparse, topK: number, idOf: (label: number) => string, allow?: Bitmap, strategy: 'maxscore' | 'plain' = 'maxscore'): SparseHit[] {
     const top = new TopK(topK);
     if (topK <= 0 || q.dims.length === 0) return [];
-    const epoch = this.nextEpoch();
-    if (strategy === 'plain') this.plain(q, top, epoch, idOf, allow);
-    else this.pruned(q, top, epoch, idOf, allow);
+    if (this.native) {
+      const labels = this.native.sparseSearch(...this.nativeArgs(q), allow?.words ?? null, topK, strategy === 'plain' ? 0 : 1, this.pairsPerRecord);
+      for (const label of labels) {
+        const rank = Math.fround(this.store.dot(label, q.dims, q.weights));
+        if (top.admits(rank)) top.offer(label, idOf(label), rank);
+      }
+    } else {
+      const epoch = this.nextEpoch();
+      const has = allow && ((label: number): boolean => allow.has(label));
+      if (strategy === 'plain') this.plain(q, top, epoch, idOf, has);
+      else this.pruned(q, top, epoch, idOf, has);
+    }
     return top.sorted().map((r) => ({ label: r.slot, id: r.id, rank: r.rank }));
+  }
+
+  /** Whether searches run natively (the bench prints it). */
+  get isNative(): boolean {
+    return this.native !== null;
+  }
+
+  /** Average pairs per record: what scoring one record exactly costs, beside the query's length. */
+  private get pairsPerRecord(): number {
+    return this.records > 0 ? this.store.pairs / this.records : 0;
+  }
+
+  /** The query and this index as native/sparse-search.cc takes them. */
+  private nativeArgs(q: PreparedSparse): SparseNativeArgs {
+    const n = q.dims.length;
+    const lists: (Uint32Array | null)[] = new Array<Uint32Array | null>(n);
+    const meta = new Float64Array(4 * n);
+    for (let t = 0; t < n; t++) {
+      const list = this.postings.get(q.dims[t]);
+      if (!list) {
+        lists[t] = null;
+        continue;
+      }
+      lists[t] = list.entries;
+      meta[4 * t] = list.length;
+      meta[4 * t + 1] = list.stale > 0 ? 1 : 0;
+      meta[4 * t + 2] = list.max;
+      meta[4 * t + 3] = list.min;
+    }
+    return [lists, meta, q.dims, q.weights, [this.gen, ...this.store.arrays()]];
   }
 
   /**
@@ -133,6 +183,7 @@ export class SparseIndex {
    */
   candidates(q: PreparedSparse, n: number, coverage: number): number[] {
     if (n <= 0 || q.dims.length === 0) return [];
+    if (this.native) return Array.from(this.native.sparseCandidates(...this.nativeArgs(q), n, coverage));
     const epoch = this.nextEpoch();
     const terms: number[] = [];
     const ub = new Float64Array(q.dims.length);
@@ -193,6 +244,10 @@ export class SparseIndex {
    */
   reaching(q: PreparedSparse, tau: number, maxPostings = Infinity, maxRecords = Infinity): number[] | undefined {
     if (q.dims.length === 0 || !(tau > 0)) return [];
+    if (this.native) {
+      const found = this.native.sparseReaching(...this.nativeArgs(q), tau, maxPostings, maxRecords, this.pairsPerRecord);
+      return found && Array.from(found);
+    }
     const { order, restFrom, slack } = this.termBounds(q);
     const m = order.length;
     const floor = tau - REL_MARGIN * tau - slack;
@@ -215,7 +270,7 @@ export class SparseIndex {
       const label = touched[j];
       if (acc[label] >= need) survivors[alive++] = label;
     }
-    const dotCost = (this.records > 0 ? this.store.pairs / this.records : 0) + q.dims.length;
+    const dotCost = this.pairsPerRecord + q.dims.length;
     for (; i < m && alive > 0; i++) {
       const list = this.postings.get(q.dims[order[i]]) as PostingList;
       if (list.length >= alive * dotCost) break;
@@ -318,7 +373,7 @@ export class SparseIndex {
       if (allow && !allow(label)) continue;
       survivors[alive++] = label;
     }
-    const dotCost = (this.records > 0 ? this.store.pairs / this.records : 0) + n;
+    const dotCost = this.pairsPerRecord + n;
     while (i < m && alive > 0 && listOf(i).length < alive * dotCost) {
       this.addTo(listOf(i), q.weights[order[i]], epoch);
       i++;

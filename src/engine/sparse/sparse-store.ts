@@ -34,6 +34,11 @@ export class SparseStore {
     return this.indices.byteLength + this.values.byteLength + this.start.byteLength + this.len.byteLength;
   }
 
+  /** The pools and per-label tables, for native/sparse-search.cc (read during one call only). */
+  arrays(): [indices: Uint32Array, values: Float32Array, start: Uint32Array, len: Uint32Array] {
+    return [this.indices, this.values, this.start, this.len];
+  }
+
   length(label: number): number {
     return label < this.len.length ? this.len[label] : 0;
   }

@@ -5,14 +5,23 @@
 // minimum, or is 10% too low, fails here) and plain accumulation, filters, updates that replace
 // sparse values, deletes with label reuse, namespace drops, background compaction, and
 // the index after a random write sequence equal to one built from scratch. Hybrid search
-// with a graph is compared with exact hybrid scoring.
+// with a graph is compared with exact hybrid scoring. Every SparseIndex test runs twice: on
+// the native search (native/sparse-search.cc) and on the JavaScript fallback.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { prepareSparse, SparseIndex } from '../../../src/engine/sparse/sparse-index.js';
 import { EngineIndex } from '../../../src/engine/engine-index.js';
 import { VectorSet, type SearchTrace } from '../../../src/engine/vector-set.js';
 import type { SparseValues } from '../../../src/engine/model.js';
+import { Bitmap } from '../../../src/engine/metadata/bitmap.js';
+import { nativeAddon, nativeAddonError, type NativeAddon } from '../../../src/engine/native-addon.js';
 import { prng } from '../../helpers/prng.js';
+
+/** The two implementations of SparseIndex's searches. */
+const PATHS: [string, NativeAddon | null][] = [
+  ['native', nativeAddon ?? null],
+  ['JavaScript', null],
+];
 
 const VOCAB = 300;
 
@@ -59,9 +68,9 @@ const sorted = (s: SparseValues): SparseValues => {
 };
 
 /** A random sequence of sets, replacements and removals with label reuse, mirrored in `live`. */
-function randomWrites(seed: number, steps: number): { index: SparseIndex; live: Map<number, Ref> } {
+function randomWrites(seed: number, steps: number, native: NativeAddon | null): { index: SparseIndex; live: Map<number, Ref> } {
   const rand = prng(seed);
-  const index = new SparseIndex();
+  const index = new SparseIndex(native);
   const live = new Map<number, Ref>();
   const free: number[] = [];
   let next = 0;
@@ -92,130 +101,196 @@ function randomWrites(seed: number, steps: number): { index: SparseIndex; live: 
   return { index, live };
 }
 
-describe('SparseIndex', () => {
-  it('after random writes equals an index built from scratch, before and after compaction', () => {
-    for (const seed of [1, 2, 3]) {
-      const { index, live } = randomWrites(seed, 3000);
-      const fresh = new SparseIndex();
-      for (const r of live.values()) fresh.set(r.label, sorted(r.sparse));
-      assert.deepEqual(index.livePostings(), fresh.livePostings(), `seed ${seed}`);
-      assert.ok(index.hasWork, 'replaced values left stale entries to compact');
+for (const [path, native] of PATHS) {
+  describe(`SparseIndex (${path})`, () => {
+    it('runs on the path it names', () => {
+      assert.equal(new SparseIndex(native).isNative, path === 'native', path === 'native' ? `addon not loaded: ${nativeAddonError}` : '');
+    });
+
+    it('after random writes equals an index built from scratch, before and after compaction', () => {
+      for (const seed of [1, 2, 3]) {
+        const { index, live } = randomWrites(seed, 3000, native);
+        const fresh = new SparseIndex(native);
+        for (const r of live.values()) fresh.set(r.label, sorted(r.sparse));
+        assert.deepEqual(index.livePostings(), fresh.livePostings(), `seed ${seed}`);
+        assert.ok(index.hasWork, 'replaced values left stale entries to compact');
+        index.work(Infinity);
+        assert.equal(index.hasWork, false);
+        assert.deepEqual(index.livePostings(), fresh.livePostings(), `seed ${seed}, compacted`);
+        for (const r of live.values()) assert.deepEqual(index.get(r.label), sorted(r.sparse));
+      }
+    });
+
+    it('search equals brute force: MaxScore and plain, queries with and without negative weights, filters, empty overlaps', () => {
+      const { index, live } = randomWrites(7, 4000, native);
+      const idOf = (label: number): string => live.get(label)!.id;
+      const rand = prng(99);
+      let compared = 0;
+      for (let qi = 0; qi < 60; qi++) {
+        const q = zipfSparse(rand, 1 + Math.floor(rand() * 12), qi % 2 === 0 ? 0 : 0.3);
+        const prepared = prepareSparse(q);
+        assert.equal(prepared.nonNegative, !Array.from(q.values).some((v) => v < 0));
+        for (const topK of [1, 5, 10, 40, 5000]) {
+          const want = bruteForce(live.values(), q, topK);
+          const got = index.search(prepared, topK, idOf).map((h) => ({ id: h.id, score: h.rank }));
+          assert.deepEqual(got, want, `q${qi} topK=${topK}`);
+          const plain = index.search(prepared, topK, idOf, undefined, 'plain').map((h) => ({ id: h.id, score: h.rank }));
+          assert.deepEqual(plain, want, `q${qi} topK=${topK} plain`);
+          compared++;
+        }
+        const tag = qi % 4;
+        const allow = new Bitmap(5000);
+        for (const r of live.values()) if (r.tag === tag) allow.add(r.label);
+        const got = index.search(prepared, 10, idOf, allow).map((h) => ({ id: h.id, score: h.rank }));
+        assert.deepEqual(got, bruteForce(live.values(), q, 10, (r) => r.tag === tag), `q${qi} filtered`);
+      }
+      assert.equal(compared, 300);
+      // A query sharing no dimension with any record matches nothing.
+      const none = prepareSparse({ indices: Uint32Array.of(VOCAB + 5, 4294967295), values: Float32Array.of(1, 2) });
+      assert.deepEqual(index.search(none, 10, idOf), []);
+    });
+
+    it('after compaction (tightened list bounds) MaxScore still equals brute force', () => {
+      const { index, live } = randomWrites(11, 3000, native);
       index.work(Infinity);
-      assert.equal(index.hasWork, false);
-      assert.deepEqual(index.livePostings(), fresh.livePostings(), `seed ${seed}, compacted`);
-      for (const r of live.values()) assert.deepEqual(index.get(r.label), sorted(r.sparse));
-    }
-  });
-
-  it('search equals brute force: MaxScore and plain, queries with and without negative weights, filters, empty overlaps', () => {
-    const { index, live } = randomWrites(7, 4000);
-    const idOf = (label: number): string => live.get(label)!.id;
-    const rand = prng(99);
-    let compared = 0;
-    for (let qi = 0; qi < 60; qi++) {
-      const q = zipfSparse(rand, 1 + Math.floor(rand() * 12), qi % 2 === 0 ? 0 : 0.3);
-      const prepared = prepareSparse(q);
-      assert.equal(prepared.nonNegative, !Array.from(q.values).some((v) => v < 0));
-      for (const topK of [1, 5, 10, 40, 5000]) {
-        const want = bruteForce(live.values(), q, topK);
-        const got = index.search(prepared, topK, idOf).map((h) => ({ id: h.id, score: h.rank }));
-        assert.deepEqual(got, want, `q${qi} topK=${topK}`);
-        const plain = index.search(prepared, topK, idOf, undefined, 'plain').map((h) => ({ id: h.id, score: h.rank }));
-        assert.deepEqual(plain, want, `q${qi} topK=${topK} plain`);
-        compared++;
-      }
-      const tag = qi % 4;
-      const allow = (label: number): boolean => live.get(label)!.tag === tag;
-      const got = index.search(prepared, 10, idOf, allow).map((h) => ({ id: h.id, score: h.rank }));
-      assert.deepEqual(got, bruteForce(live.values(), q, 10, (r) => r.tag === tag), `q${qi} filtered`);
-    }
-    assert.equal(compared, 300);
-    // A query sharing no dimension with any record matches nothing.
-    const none = prepareSparse({ indices: Uint32Array.of(VOCAB + 5, 4294967295), values: Float32Array.of(1, 2) });
-    assert.deepEqual(index.search(none, 10, idOf), []);
-  });
-
-  it('after compaction (tightened list bounds) MaxScore still equals brute force', () => {
-    const { index, live } = randomWrites(11, 3000);
-    index.work(Infinity);
-    const idOf = (label: number): string => live.get(label)!.id;
-    const rand = prng(5);
-    for (let qi = 0; qi < 40; qi++) {
-      const q = zipfSparse(rand, 1 + Math.floor(rand() * 12), qi % 2 === 0 ? 0 : 0.3);
-      for (const topK of [1, 10, 100]) {
-        const got = index.search(prepareSparse(q), topK, idOf).map((h) => ({ id: h.id, score: h.rank }));
-        assert.deepEqual(got, bruteForce(live.values(), q, topK), `q${qi} topK=${topK}`);
-      }
-    }
-  });
-
-  it('ties (identical records) are ordered by id on the pruned path', () => {
-    const index = new SparseIndex();
-    const s = sorted({ indices: Uint32Array.of(3, 1, 2), values: Float32Array.of(0.5, 0.25, 1) });
-    const ids = ['c', 'a', 'd', 'b'];
-    ids.forEach((_, label) => index.set(label, s));
-    index.set(4, sorted({ indices: Uint32Array.of(1), values: Float32Array.of(0.1) }));
-    const hits = index.search(prepareSparse({ indices: Uint32Array.of(1, 2, 3), values: Float32Array.of(1, 1, 1) }), 3, (l) => ids[l] ?? 'e');
-    assert.deepEqual(hits.map((h) => h.id), ['a', 'b', 'c']);
-    assert.deepEqual(hits.map((h) => h.rank), [1.75, 1.75, 1.75]);
-  });
-});
-
-describe('SparseIndex reaching (hybrid search: every record whose sparse score reaches a threshold)', () => {
-  /** Exact sparse scores of the live records sharing a dimension with q, by label. */
-  const scores = (live: Map<number, Ref>, q: SparseValues): Map<number, number> => {
-    const qm = new Map<number, number>();
-    for (let i = 0; i < q.indices.length; i++) qm.set(q.indices[i], q.values[i]);
-    const out = new Map<number, number>();
-    for (const r of live.values()) {
-      let score = 0;
-      let shares = false;
-      for (let i = 0; i < r.sparse.indices.length; i++) {
-        const w = qm.get(r.sparse.indices[i]);
-        if (w === undefined) continue;
-        shares = true;
-        score += w * r.sparse.values[i];
-      }
-      if (shares) out.set(r.label, score);
-    }
-    return out;
-  };
-
-  it('equals brute force after random writes, before and after compaction, negative weights included', () => {
-    const { index, live } = randomWrites(21, 3000);
-    const rand = prng(22);
-    let nonEmpty = 0;
-    for (const compacted of [false, true]) {
-      if (compacted) index.work(Infinity);
+      const idOf = (label: number): string => live.get(label)!.id;
+      const rand = prng(5);
       for (let qi = 0; qi < 40; qi++) {
-        const q = zipfSparse(rand, 1 + Math.floor(rand() * 10), qi % 2 === 0 ? 0 : 0.3);
-        const exact = scores(live, q);
-        const ranked = [...exact.values()].filter((v) => v > 0).sort((a, b) => b - a);
-        // Thresholds at, between and beyond the records' scores.
-        for (const tau of [ranked[0], ranked[4], ranked[20], (ranked[9] + ranked[10]) / 2, 1e-6, 1e6]) {
-          if (!(tau > 0)) continue;
-          const got = new Set(index.reaching(prepareSparse(q), tau));
-          const want = [...exact].filter(([, v]) => v >= tau).map(([label]) => label);
-          for (const label of want) assert.ok(got.has(label), `q${qi} tau=${tau} label ${label} missing`);
-          for (const label of got) assert.ok(exact.get(label)! >= tau * (1 - 1e-6), `q${qi} tau=${tau} label ${label} below`);
-          if (want.length > 0) nonEmpty++;
+        const q = zipfSparse(rand, 1 + Math.floor(rand() * 12), qi % 2 === 0 ? 0 : 0.3);
+        for (const topK of [1, 10, 100]) {
+          const got = index.search(prepareSparse(q), topK, idOf).map((h) => ({ id: h.id, score: h.rank }));
+          assert.deepEqual(got, bruteForce(live.values(), q, topK), `q${qi} topK=${topK}`);
         }
       }
-    }
-    assert.ok(nonEmpty > 200, `thresholds that select records: ${nonEmpty}`);
+    });
+
+    it('ties (identical records) are ordered by id on the pruned path', () => {
+      const index = new SparseIndex(native);
+      const s = sorted({ indices: Uint32Array.of(3, 1, 2), values: Float32Array.of(0.5, 0.25, 1) });
+      const ids = ['c', 'a', 'd', 'b'];
+      ids.forEach((_, label) => index.set(label, s));
+      index.set(4, sorted({ indices: Uint32Array.of(1), values: Float32Array.of(0.1) }));
+      const hits = index.search(prepareSparse({ indices: Uint32Array.of(1, 2, 3), values: Float32Array.of(1, 1, 1) }), 3, (l) => ids[l] ?? 'e');
+      assert.deepEqual(hits.map((h) => h.id), ['a', 'b', 'c']);
+      assert.deepEqual(hits.map((h) => h.rank), [1.75, 1.75, 1.75]);
+    });
   });
 
-  it('returns nothing for a threshold that is not positive (records sharing no dimension would reach it)', () => {
-    const index = new SparseIndex();
-    index.set(0, { indices: Uint32Array.of(1), values: Float32Array.of(0.5) });
-    const q = prepareSparse({ indices: Uint32Array.of(1), values: Float32Array.of(1) });
-    assert.deepEqual(index.reaching(q, 0.5), [0]);
-    assert.deepEqual(index.reaching(q, 0), []);
-    assert.deepEqual(index.reaching(q, -1), []);
-    // Over its budget it answers undefined: the caller keeps its candidates.
-    assert.equal(index.reaching(q, 0.5, 0), undefined, 'more postings than allowed');
-    assert.equal(index.reaching(q, 0.5, Infinity, 0), undefined, 'more records than allowed');
-    assert.deepEqual(index.reaching(q, 0.5, 1, 1), [0]);
+  describe(`SparseIndex reaching (${path}; hybrid search: every record whose sparse score reaches a threshold)`, () => {
+    /** Exact sparse scores of the live records sharing a dimension with q, by label. */
+    const scores = (live: Map<number, Ref>, q: SparseValues): Map<number, number> => {
+      const qm = new Map<number, number>();
+      for (let i = 0; i < q.indices.length; i++) qm.set(q.indices[i], q.values[i]);
+      const out = new Map<number, number>();
+      for (const r of live.values()) {
+        let score = 0;
+        let shares = false;
+        for (let i = 0; i < r.sparse.indices.length; i++) {
+          const w = qm.get(r.sparse.indices[i]);
+          if (w === undefined) continue;
+          shares = true;
+          score += w * r.sparse.values[i];
+        }
+        if (shares) out.set(r.label, score);
+      }
+      return out;
+    };
+
+    it('equals brute force after random writes, before and after compaction, negative weights included', () => {
+      const { index, live } = randomWrites(21, 3000, native);
+      const rand = prng(22);
+      let nonEmpty = 0;
+      for (const compacted of [false, true]) {
+        if (compacted) index.work(Infinity);
+        for (let qi = 0; qi < 40; qi++) {
+          const q = zipfSparse(rand, 1 + Math.floor(rand() * 10), qi % 2 === 0 ? 0 : 0.3);
+          const exact = scores(live, q);
+          const ranked = [...exact.values()].filter((v) => v > 0).sort((a, b) => b - a);
+          // Thresholds at, between and beyond the records' scores.
+          for (const tau of [ranked[0], ranked[4], ranked[20], (ranked[9] + ranked[10]) / 2, 1e-6, 1e6]) {
+            if (!(tau > 0)) continue;
+            const got = new Set(index.reaching(prepareSparse(q), tau));
+            const want = [...exact].filter(([, v]) => v >= tau).map(([label]) => label);
+            for (const label of want) assert.ok(got.has(label), `q${qi} tau=${tau} label ${label} missing`);
+            for (const label of got) assert.ok(exact.get(label)! >= tau * (1 - 1e-6), `q${qi} tau=${tau} label ${label} below`);
+            if (want.length > 0) nonEmpty++;
+          }
+        }
+      }
+      assert.ok(nonEmpty > 200, `thresholds that select records: ${nonEmpty}`);
+    });
+
+    it('returns nothing for a threshold that is not positive (records sharing no dimension would reach it)', () => {
+      const index = new SparseIndex(native);
+      index.set(0, { indices: Uint32Array.of(1), values: Float32Array.of(0.5) });
+      const q = prepareSparse({ indices: Uint32Array.of(1), values: Float32Array.of(1) });
+      assert.deepEqual(index.reaching(q, 0.5), [0]);
+      assert.deepEqual(index.reaching(q, 0), []);
+      assert.deepEqual(index.reaching(q, -1), []);
+      // Over its budget it answers undefined: the caller keeps its candidates.
+      assert.equal(index.reaching(q, 0.5, 0), undefined, 'more postings than allowed');
+      assert.equal(index.reaching(q, 0.5, Infinity, 0), undefined, 'more records than allowed');
+      assert.deepEqual(index.reaching(q, 0.5, 1, 1), [0]);
+    });
+  });
+}
+
+describe('SparseIndex native and JavaScript paths', () => {
+  it('pick the same hybrid candidates', () => {
+    const { index: a } = randomWrites(31, 3000, nativeAddon ?? null);
+    const { index: b } = randomWrites(31, 3000, null);
+    assert.ok(a.isNative, `addon not loaded: ${nativeAddonError}`);
+    const rand = prng(32);
+    for (let qi = 0; qi < 40; qi++) {
+      const q = prepareSparse(zipfSparse(rand, 1 + Math.floor(rand() * 12), qi % 2 === 0 ? 0 : 0.3));
+      for (const [n, coverage] of [[5, 0.5], [50, 0.3], [100000, 1]]) {
+        const sortedLabels = (xs: number[]): number[] => xs.sort((x, y) => x - y);
+        assert.deepEqual(sortedLabels(a.candidates(q, n, coverage)), sortedLabels(b.candidates(q, n, coverage)), `q${qi} n=${n} coverage=${coverage}`);
+      }
+    }
+  });
+
+  it('the native functions reject bad arguments with a TypeError and an inconsistent index with an Error', () => {
+    const addon = nativeAddon;
+    assert.ok(addon, `addon not loaded: ${nativeAddonError}`);
+    const entries = Uint32Array.of(0, 0, 0, 1, 0, 0);
+    new Float32Array(entries.buffer)[2] = 0.5;
+    new Float32Array(entries.buffer)[5] = 0.25;
+    const meta = Float64Array.of(2, 0, 0.5, 0.25);
+    const dims = Uint32Array.of(7);
+    const weights = Float32Array.of(1);
+    const state = (): [Uint32Array, Uint32Array, Float32Array, Uint32Array, Uint32Array] => [new Uint32Array(2), Uint32Array.of(7, 7), Float32Array.of(0.5, 0.25), Uint32Array.of(0, 1), Uint32Array.of(1, 1)];
+    // A well-formed call: both labels, the better first or not (the caller ranks).
+    assert.deepEqual([...addon.sparseSearch([entries], meta, dims, weights, state(), null, 2, 1, 1)].sort(), [0, 1]);
+    assert.deepEqual([...addon.sparseSearch([entries], meta, dims, weights, state(), null, 1, 0, 1)], [0]);
+    assert.deepEqual([...addon.sparseSearch([entries], meta, dims, weights, state(), Uint32Array.of(2), 1, 1, 1)], [1], 'bitmap allows label 1 only');
+    assert.deepEqual([...addon.sparseCandidates([entries], meta, dims, weights, state(), 1, 0.5)], [0]);
+    assert.deepEqual([...(addon.sparseReaching([entries], meta, dims, weights, state(), 0.3, Infinity, Infinity, 1) ?? [])], [0]);
+    assert.equal(addon.sparseReaching([entries], meta, dims, weights, state(), 0.3, 1, Infinity, 1), undefined);
+    const bad: [string, () => unknown][] = [
+      ['too few arguments', () => (addon.sparseSearch as unknown as (...a: unknown[]) => unknown)([entries], meta, dims, weights, state())],
+      ['dims not a Uint32Array', () => addon.sparseSearch([entries], meta, Float32Array.of(7) as unknown as Uint32Array, weights, state(), null, 1, 1, 1)],
+      ['weights shorter than dims', () => addon.sparseSearch([entries], meta, dims, new Float32Array(0), state(), null, 1, 1, 1)],
+      ['meta too short', () => addon.sparseSearch([entries], Float64Array.of(2), dims, weights, state(), null, 1, 1, 1)],
+      ['a list shorter than meta says', () => addon.sparseSearch([entries], Float64Array.of(3, 0, 0.5, 0.25), dims, weights, state(), null, 1, 1, 1)],
+      ['a missing list with entries', () => addon.sparseSearch([null], meta, dims, weights, state(), null, 1, 1, 1)],
+      ['lists not an array', () => addon.sparseSearch(entries as unknown as Uint32Array[], meta, dims, weights, state(), null, 1, 1, 1)],
+      ['state too short', () => addon.sparseSearch([entries], meta, dims, weights, state().slice(0, 4) as unknown as ReturnType<typeof state>, null, 1, 1, 1)],
+      ['allow not a Uint32Array', () => addon.sparseSearch([entries], meta, dims, weights, state(), [1] as unknown as Uint32Array, 1, 1, 1)],
+      ['k 0', () => addon.sparseSearch([entries], meta, dims, weights, state(), null, 0, 1, 1)],
+      ['strategy 2', () => addon.sparseSearch([entries], meta, dims, weights, state(), null, 1, 2 as 1, 1)],
+      ['coverage above 1', () => addon.sparseCandidates([entries], meta, dims, weights, state(), 1, 2)],
+      ['tau 0', () => addon.sparseReaching([entries], meta, dims, weights, state(), 0, 1, 1, 1)],
+      ['pairsPerRecord NaN', () => addon.sparseReaching([entries], meta, dims, weights, state(), 1, 1, 1, NaN)],
+    ];
+    for (const [what, f] of bad) assert.throws(f, TypeError, what);
+    // Labels beyond the generation table: an Error, not a crash.
+    const far = Uint32Array.of(9, 0, 0);
+    assert.throws(() => addon.sparseSearch([far], Float64Array.of(1, 0, 1, 1), dims, weights, state(), null, 1, 1, 1), (err: Error) => !(err instanceof TypeError) && /outside/.test(err.message));
+    // A label whose values lie beyond the pools.
+    const s = state();
+    s[3][0] = 5;
+    assert.throws(() => addon.sparseSearch([entries], meta, dims, weights, s, null, 1, 1, 1), /outside/);
   });
 });
 

@@ -1,0 +1,614 @@
+// Native sparse search over one namespace's inverted index (src/engine/sparse/), the
+// engine's hot loops in C++: the same algorithms as sparse-index.ts's JavaScript path,
+// which stays the fallback when the addon is absent (and the reference tests compare).
+//
+// Every function takes the query and the index as
+//   lists    Array, one per query term: the term's PostingList entry buffer (Uint32Array
+//            of [label, generation, float32 weight bits] triples) or null when no list
+//   meta     Float64Array, 4 per term: [entries, 1 if the list holds stale entries else 0,
+//            max weight, min weight]
+//   dims     Uint32Array, the query's dimensions, ascending, unique
+//   weights  Float32Array, the query's weight per dimension
+//   state    Array [gen, indices, values, start, len]: the per-label generation (entries
+//            with another are stale) and the SparseStore's pools (Uint32Array, Float32Array)
+//            and per-label tables (Uint32Array)
+// and returns labels (a new Uint32Array) that the caller rescores with its own
+// SparseStore.dot(): JavaScript defines every score Conifer prints. The native exact
+// score (dot() below) is the same float64 sum in the same order as SparseStore.dot()
+// (products of float32 values as doubles, added in ascending dimension order; no FMA:
+// binding.gyp sets -ffp-contract=off), so it selects exactly the records JavaScript
+// would.
+//
+// sparseSearch(..., allow, k, strategy, pairsPerRecord): every label that may be in the
+// exact top k (allow: a Bitmap's words, or null for all): all allowed labels sharing a
+// dimension whose float32-rounded score reaches the k-th best such score. Ties at the
+// k-th score are all returned; the caller's TopK orders them by id. strategy 0
+// accumulates every list in dimension order; 1 is MaxScore (see Pruned()).
+// sparseCandidates(..., n, coverage) and sparseReaching(..., tau, maxPostings,
+// maxRecords, pairsPerRecord): SparseIndex.candidates() and .reaching() (hybrid search).
+//
+// Bad arguments throw a TypeError; an entry or label outside the arrays passed (which
+// a consistent index never holds) throws an Error. Neither crashes.
+//
+// Thread rule: called only from the thread that owns the arrays; it reads them during
+// the call and keeps no reference. Scratch arrays are per thread (thread_local).
+#include "sparse-search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+namespace {
+
+// Same constants as sparse-index.ts (see there for why they suffice).
+constexpr double kSumSlack = 1e-9;
+constexpr double kRelMargin = 3e-7;
+
+struct Term {
+  const uint32_t* entries;
+  uint32_t length;
+  bool stale;
+  double max;
+  double min;
+  float weight;
+};
+
+struct Index {
+  const uint32_t* gen;
+  size_t extent;  // labels: gen's length
+  const uint32_t* indices;
+  const float* values;
+  size_t pool;
+  const uint32_t* start;
+  const uint32_t* len;
+  size_t labels;  // start's and len's common length
+};
+
+struct Query {
+  // Terms with a non-empty list, in query order (dimension ascending).
+  std::vector<Term> terms;
+  const uint32_t* dims;
+  const float* weights;
+  size_t n;
+};
+
+// A label's per-query state in one 16-byte slot: a postings entry's update costs one
+// cache miss (not one per array), which is most of a search's time at 100k labels.
+struct Slot {
+  double acc;          // partial (or, for plain, exact) sum
+  uint32_t touchedAt;  // epoch of the last query that touched the label
+  uint32_t offeredAt;  // epoch of the last query that scored it exactly
+};
+
+struct Scratch {
+  std::vector<Slot> slots;
+  std::vector<uint32_t> touched, survivors;
+  uint32_t epoch = 0;
+};
+thread_local Scratch scratch;
+
+// Thrown inside the search when the arrays contradict each other; becomes a JS Error.
+struct Corrupt {};
+
+bool typedArray(napi_env env, napi_value v, napi_typedarray_type want, void** data, size_t* length) {
+  bool is = false;
+  if (napi_is_typedarray(env, v, &is) != napi_ok || !is) return false;
+  napi_typedarray_type type;
+  napi_value buffer;
+  size_t offset;
+  if (napi_get_typedarray_info(env, v, &type, length, data, &buffer, &offset) != napi_ok) return false;
+  return type == want;
+}
+
+bool isNullish(napi_env env, napi_value v) {
+  napi_valuetype type;
+  return napi_typeof(env, v, &type) == napi_ok && (type == napi_null || type == napi_undefined);
+}
+
+napi_value fail(napi_env env, const char* message) {
+  napi_throw_type_error(env, nullptr, message);
+  return nullptr;
+}
+
+bool number(napi_env env, napi_value v, double* out) {
+  return napi_get_value_double(env, v, out) == napi_ok && !std::isnan(*out);
+}
+
+// Parses the common arguments argv[0..5); false after throwing.
+bool parse(napi_env env, napi_value* argv, Query* q, Index* ix) {
+  void* data;
+  size_t length;
+  if (!typedArray(env, argv[2], napi_uint32_array, &data, &q->n)) return fail(env, "sparse: dims must be a Uint32Array"), false;
+  q->dims = static_cast<const uint32_t*>(data);
+  if (!typedArray(env, argv[3], napi_float32_array, &data, &length) || length != q->n) return fail(env, "sparse: weights must be a Float32Array as long as dims"), false;
+  q->weights = static_cast<const float*>(data);
+  if (!typedArray(env, argv[1], napi_float64_array, &data, &length) || length != 4 * q->n) return fail(env, "sparse: meta must be a Float64Array of 4 per dimension"), false;
+  const double* meta = static_cast<const double*>(data);
+  bool isArray = false;
+  uint32_t listCount;
+  if (napi_is_array(env, argv[0], &isArray) != napi_ok || !isArray || napi_get_array_length(env, argv[0], &listCount) != napi_ok || listCount != q->n) {
+    return fail(env, "sparse: lists must be an array with one entry per dimension"), false;
+  }
+  for (uint32_t t = 0; t < listCount; t++) {
+    napi_value list;
+    if (napi_get_element(env, argv[0], t, &list) != napi_ok) return fail(env, "sparse: lists must be an array with one entry per dimension"), false;
+    const double entries = meta[4 * t];
+    if (!(entries >= 0 && entries <= 4294967295.0 && entries == std::floor(entries))) return fail(env, "sparse: meta holds a bad list length"), false;
+    if (isNullish(env, list)) {
+      if (entries != 0) return fail(env, "sparse: a missing list must have length 0"), false;
+      continue;
+    }
+    if (!typedArray(env, list, napi_uint32_array, &data, &length) || length / 3 < entries) return fail(env, "sparse: every list must be a Uint32Array of at least 3 per entry"), false;
+    if (entries == 0) continue;
+    q->terms.push_back(Term{static_cast<const uint32_t*>(data), uint32_t(entries), meta[4 * t + 1] != 0, meta[4 * t + 2], meta[4 * t + 3], q->weights[t]});
+  }
+  bool stateArray = false;
+  uint32_t stateLength;
+  if (napi_is_array(env, argv[4], &stateArray) != napi_ok || !stateArray || napi_get_array_length(env, argv[4], &stateLength) != napi_ok || stateLength != 5) {
+    return fail(env, "sparse: state must be [gen, indices, values, start, len]"), false;
+  }
+  napi_value s[5];
+  for (uint32_t i = 0; i < 5; i++) {
+    if (napi_get_element(env, argv[4], i, &s[i]) != napi_ok) return fail(env, "sparse: state must be [gen, indices, values, start, len]"), false;
+  }
+  size_t indicesLength, valuesLength, startLength, lenLength;
+  if (!typedArray(env, s[0], napi_uint32_array, &data, &ix->extent)) return fail(env, "sparse: gen must be a Uint32Array"), false;
+  ix->gen = static_cast<const uint32_t*>(data);
+  if (!typedArray(env, s[1], napi_uint32_array, &data, &indicesLength)) return fail(env, "sparse: indices must be a Uint32Array"), false;
+  ix->indices = static_cast<const uint32_t*>(data);
+  if (!typedArray(env, s[2], napi_float32_array, &data, &valuesLength)) return fail(env, "sparse: values must be a Float32Array"), false;
+  ix->values = static_cast<const float*>(data);
+  if (!typedArray(env, s[3], napi_uint32_array, &data, &startLength)) return fail(env, "sparse: start must be a Uint32Array"), false;
+  ix->start = static_cast<const uint32_t*>(data);
+  if (!typedArray(env, s[4], napi_uint32_array, &data, &lenLength)) return fail(env, "sparse: len must be a Uint32Array"), false;
+  ix->len = static_cast<const uint32_t*>(data);
+  ix->pool = std::min(indicesLength, valuesLength);
+  ix->labels = std::min(startLength, lenLength);
+  return true;
+}
+
+inline float entryWeight(const uint32_t* e) {
+  float w;
+  std::memcpy(&w, e, sizeof w);
+  return w;
+}
+
+// The searches below mirror sparse-index.ts method by method; see there for the why.
+class Search {
+ public:
+  Search(const Query& q, const Index& ix) : q_(q), ix_(ix) {
+    Scratch& s = scratch;
+    if (s.slots.size() < ix.extent) {
+      s.slots.resize(ix.extent, Slot{0, 0, 0});
+      s.touched.resize(ix.extent);
+      s.survivors.resize(ix.extent);
+    }
+    if (s.epoch == UINT32_MAX) {
+      std::fill(s.slots.begin(), s.slots.end(), Slot{0, 0, 0});
+      s.epoch = 0;
+    }
+    epoch_ = ++s.epoch;
+    slots_ = s.slots.data();
+    touched_ = s.touched.data();
+    survivors_ = s.survivors.data();
+  }
+
+  // Σ w·v over the dimensions the label shares with the query, in dimension order
+  // (SparseStore.dot()); NaN when none.
+  double Dot(uint32_t label) const {
+    if (label >= ix_.labels) return NAN;
+    const uint32_t n = ix_.len[label];
+    if (n == 0) return NAN;
+    size_t i = ix_.start[label];
+    const size_t end = i + n;
+    if (end > ix_.pool) throw Corrupt();
+    size_t j = 0;
+    double score = 0;
+    bool overlap = false;
+    while (i < end && j < q_.n) {
+      const uint32_t a = ix_.indices[i];
+      const uint32_t b = q_.dims[j];
+      if (a < b) {
+        i++;
+      } else if (a > b) {
+        j++;
+      } else {
+        score += double(q_.weights[j]) * double(ix_.values[i]);
+        overlap = true;
+        i++;
+        j++;
+      }
+    }
+    return overlap ? score : NAN;
+  }
+
+  // Entries ahead of the one being added whose slot is fetched early: the lists are read
+  // in order, the slots at random.
+  static constexpr size_t kAhead = 16;
+  void Prefetch(const uint32_t* ahead, const uint32_t* end) const {
+    if (ahead < end && ahead[0] < ix_.extent) __builtin_prefetch(slots_ + ahead[0], 1);
+  }
+
+  // Adds the list's live entries into acc; first touches join `touched`. Returns the count.
+  uint32_t Gather(const Term& t, uint32_t count) {
+    const uint32_t* e = t.entries;
+    const uint32_t* end = e + size_t(t.length) * 3;
+    const double w = t.weight;
+    const size_t extent = ix_.extent;
+    for (; e < end; e += 3) {
+      Prefetch(e + 3 * kAhead, end);
+      const uint32_t label = e[0];
+      if (label >= extent) throw Corrupt();
+      if (t.stale && ix_.gen[label] != e[1]) continue;
+      Slot& slot = slots_[label];
+      if (slot.touchedAt != epoch_) {
+        slot.touchedAt = epoch_;
+        slot.acc = 0;
+        touched_[count++] = label;
+      }
+      slot.acc += w * double(entryWeight(e + 2));
+    }
+    return count;
+  }
+
+  // Like Gather(), only into labels already touched.
+  void AddTo(const Term& t) {
+    const uint32_t* e = t.entries;
+    const uint32_t* end = e + size_t(t.length) * 3;
+    const double w = t.weight;
+    const size_t extent = ix_.extent;
+    for (; e < end; e += 3) {
+      Prefetch(e + 3 * kAhead, end);
+      const uint32_t label = e[0];
+      if (label >= extent) throw Corrupt();
+      Slot& slot = slots_[label];
+      if (slot.touchedAt != epoch_ || (t.stale && ix_.gen[label] != e[1])) continue;
+      slot.acc += w * double(entryWeight(e + 2));
+    }
+  }
+
+  // Terms by bound descending (ties by query order), restFrom_ and slack_ (termBounds()).
+  void Bounds() {
+    const size_t m = q_.terms.size();
+    std::vector<double> ub(m);
+    double magnitude = 0;
+    for (size_t t = 0; t < m; t++) {
+      const Term& term = q_.terms[t];
+      const double w = term.weight;
+      ub[t] = BoundOf(term);
+      magnitude += std::fabs(w) * std::max(std::fabs(term.max), std::fabs(term.min));
+    }
+    order_.resize(m);
+    for (size_t t = 0; t < m; t++) order_[t] = uint32_t(t);
+    std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) { return ub[a] > ub[b] || (ub[a] == ub[b] && a < b); });
+    restFrom_.assign(m + 1, 0);
+    for (size_t i = m; i-- > 0;) restFrom_[i] = restFrom_[i + 1] + ub[order_[i]];
+    slack_ = std::max(kSumSlack * magnitude, 1e-30);
+  }
+
+  // The (at most) k touched labels with the highest partial sums, not offered yet and
+  // allowed, into heap_ (heapSelect()).
+  template <typename Allow>
+  size_t HeapSelect(uint32_t count, size_t k, Allow allowed) {
+    heapLabels_.resize(k);
+    heapValues_.resize(k);
+    uint32_t* hl = heapLabels_.data();
+    double* hv = heapValues_.data();
+    size_t size = 0;
+    for (uint32_t j = 0; j < count; j++) {
+      const uint32_t label = touched_[j];
+      const double v = slots_[label].acc;
+      if (size == k && v <= hv[0]) continue;
+      if (slots_[label].offeredAt == epoch_ || !allowed(label)) continue;
+      if (size < k) {
+        size_t c = size++;
+        while (c > 0) {
+          const size_t p = (c - 1) >> 1;
+          if (hv[p] <= v) break;
+          hv[c] = hv[p];
+          hl[c] = hl[p];
+          c = p;
+        }
+        hv[c] = v;
+        hl[c] = label;
+      } else {
+        size_t c = 0;
+        for (;;) {
+          const size_t l = 2 * c + 1;
+          if (l >= size) break;
+          const size_t r = l + 1;
+          const size_t s = r < size && hv[r] < hv[l] ? r : l;
+          if (hv[s] >= v) break;
+          hv[c] = hv[s];
+          hl[c] = hl[s];
+          c = s;
+        }
+        hv[c] = v;
+        hl[c] = label;
+      }
+    }
+    return size;
+  }
+
+  // --- top-k bookkeeping: θ is the k-th best float32 rank offered so far.
+  void StartTop(size_t k) {
+    k_ = k;
+    top_.clear();
+    top_.reserve(k);
+    kept_.clear();
+  }
+  bool Full() const { return top_.size() >= k_; }
+  double Theta() const { return top_.front(); }  // a min-heap: the root is the k-th best
+  double Cutoff() const { return Full() ? Theta() - kRelMargin * std::fabs(Theta()) - slack_ : -INFINITY; }
+  void Offer(uint32_t label, double score) {
+    if (std::isnan(score)) return;
+    const double rank = double(float(score));
+    if (!Full()) {
+      top_.push_back(rank);
+      std::push_heap(top_.begin(), top_.end(), std::greater<double>());
+    } else if (rank < Theta()) {
+      return;
+    } else if (rank > Theta()) {
+      std::pop_heap(top_.begin(), top_.end(), std::greater<double>());
+      top_.back() = rank;
+      std::push_heap(top_.begin(), top_.end(), std::greater<double>());
+    }
+    kept_.push_back({label, rank});
+  }
+  // Labels offered whose rank reaches the final θ: the exact top k and every tie of its last.
+  std::vector<uint32_t> Kept() const {
+    std::vector<uint32_t> out;
+    for (const auto& [label, rank] : kept_) {
+      if (!Full() || rank >= Theta()) out.push_back(label);
+    }
+    return out;
+  }
+
+  template <typename Allow>
+  void OfferBest(uint32_t count, Allow allowed) {
+    const size_t size = HeapSelect(count, k_, allowed);
+    for (size_t j = 0; j < size; j++) {
+      const uint32_t label = heapLabels_[j];
+      slots_[label].offeredAt = epoch_;
+      Offer(label, Dot(label));
+    }
+  }
+
+  // plain(): every list in dimension order; acc then holds the exact sums.
+  template <typename Allow>
+  void Plain(Allow allowed) {
+    uint32_t count = 0;
+    for (const Term& t : q_.terms) count = Gather(t, count);
+    for (uint32_t j = 0; j < count; j++) {
+      const uint32_t label = touched_[j];
+      if (allowed(label)) Offer(label, slots_[label].acc);
+    }
+  }
+
+  // pruned(): MaxScore, exact for any query weights (bounds never below 0).
+  template <typename Allow>
+  void Pruned(Allow allowed, double pairsPerRecord) {
+    Bounds();
+    const size_t m = order_.size();
+    const Term* terms = q_.terms.data();
+    uint32_t count = 0;
+    size_t nextTheta = k_;
+    size_t i = 0;
+    while (i < m && restFrom_[i] >= Cutoff()) {
+      count = Gather(terms[order_[i]], count);
+      i++;
+      if (count >= nextTheta) {
+        OfferBest(count, allowed);
+        nextTheta = size_t(count) * 2;
+      }
+    }
+    OfferBest(count, allowed);
+
+    uint32_t alive = 0;
+    double need = Cutoff() - restFrom_[i];
+    for (uint32_t j = 0; j < count; j++) {
+      const uint32_t label = touched_[j];
+      if (slots_[label].offeredAt == epoch_ || slots_[label].acc < need || !allowed(label)) continue;
+      survivors_[alive++] = label;
+    }
+    const double dotCost = pairsPerRecord + double(q_.n);
+    while (i < m && alive > 0 && double(terms[order_[i]].length) < alive * dotCost) {
+      AddTo(terms[order_[i]]);
+      i++;
+      need = Cutoff() - restFrom_[i];
+      uint32_t kept = 0;
+      for (uint32_t j = 0; j < alive; j++) {
+        const uint32_t label = survivors_[j];
+        if (slots_[label].acc >= need) survivors_[kept++] = label;
+      }
+      alive = kept;
+    }
+
+    const double rest = restFrom_[i];
+    for (uint32_t j = 0; j < alive; j++) {
+      const uint32_t label = survivors_[j];
+      if (slots_[label].acc + rest < Cutoff()) continue;
+      Offer(label, Dot(label));
+    }
+  }
+
+  // candidates(): the n best partial sums over the highest-bound lists covering `coverage`.
+  std::vector<uint32_t> Candidates(size_t n, double coverage) {
+    Bounds();
+    const double total = restFrom_[0];
+    uint32_t count = 0;
+    double covered = 0;
+    for (size_t i = 0; i < order_.size(); i++) {
+      const Term& t = q_.terms[order_[i]];
+      const double b = BoundOf(t);
+      if (count > 0 && (covered >= coverage * total || b == 0)) break;
+      count = Gather(t, count);
+      covered += b;
+    }
+    if (count <= n) return std::vector<uint32_t>(touched_, touched_ + count);
+    const size_t size = HeapSelect(count, n, [](uint32_t) { return true; });
+    return std::vector<uint32_t>(heapLabels_.begin(), heapLabels_.begin() + size);
+  }
+
+  // reaching(): every label scoring ≥ tau (none clearly below); false when over a limit.
+  bool Reaching(double tau, double maxPostings, double maxRecords, double pairsPerRecord, std::vector<uint32_t>* out) {
+    Bounds();
+    const size_t m = order_.size();
+    const Term* terms = q_.terms.data();
+    const double floor = tau - kRelMargin * tau - slack_;
+    double needed = 0;
+    for (size_t i = 0; i < m && restFrom_[i] >= floor; i++) needed += terms[order_[i]].length;
+    if (needed > maxPostings) return false;
+    uint32_t count = 0;
+    size_t i = 0;
+    while (i < m && restFrom_[i] >= floor) count = Gather(terms[order_[i++]], count);
+    uint32_t alive = 0;
+    double need = floor - restFrom_[i];
+    for (uint32_t j = 0; j < count; j++) {
+      const uint32_t label = touched_[j];
+      if (slots_[label].acc >= need) survivors_[alive++] = label;
+    }
+    const double dotCost = pairsPerRecord + double(q_.n);
+    for (; i < m && alive > 0; i++) {
+      const Term& t = terms[order_[i]];
+      if (double(t.length) >= alive * dotCost) break;
+      AddTo(t);
+      need = floor - restFrom_[i + 1];
+      uint32_t kept = 0;
+      for (uint32_t j = 0; j < alive; j++) {
+        const uint32_t label = survivors_[j];
+        if (slots_[label].acc >= need) survivors_[kept++] = label;
+      }
+      alive = kept;
+    }
+    if (alive > maxRecords) return false;
+    for (uint32_t j = 0; j < alive; j++) {
+      const uint32_t label = survivors_[j];
+      if (slots_[label].acc + restFrom_[i] >= floor && Dot(label) >= floor) out->push_back(label);
+    }
+    return true;
+  }
+
+ private:
+  static double BoundOf(const Term& t) {
+    const double w = t.weight;
+    const double b = w >= 0 ? w * t.max : w * t.min;
+    return b > 0 ? b : 0;
+  }
+
+  const Query& q_;
+  const Index& ix_;
+  uint32_t epoch_;
+  Slot* slots_;
+  uint32_t* touched_;
+  uint32_t* survivors_;
+  std::vector<uint32_t> order_;
+  std::vector<double> restFrom_;
+  double slack_ = 1e-30;
+  std::vector<uint32_t> heapLabels_;
+  std::vector<double> heapValues_;
+  size_t k_ = 0;
+  std::vector<double> top_;
+  std::vector<std::pair<uint32_t, double>> kept_;
+};
+
+napi_value toArray(napi_env env, const std::vector<uint32_t>& labels) {
+  napi_value buffer, array;
+  void* data;
+  if (napi_create_arraybuffer(env, labels.size() * sizeof(uint32_t), &data, &buffer) != napi_ok) return nullptr;
+  if (!labels.empty()) std::memcpy(data, labels.data(), labels.size() * sizeof(uint32_t));
+  if (napi_create_typedarray(env, napi_uint32_array, labels.size(), buffer, 0, &array) != napi_ok) return nullptr;
+  return array;
+}
+
+napi_value corrupt(napi_env env) {
+  napi_throw_error(env, nullptr, "sparse: a postings entry or label lies outside the index's arrays");
+  return nullptr;
+}
+
+}  // namespace
+
+napi_value SparseSearch(napi_env env, napi_callback_info info) {
+  size_t argc = 9;
+  napi_value argv[9];
+  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc != 9) return fail(env, "sparseSearch: 9 arguments expected");
+  Query q;
+  Index ix;
+  if (!parse(env, argv, &q, &ix)) return nullptr;
+  const uint32_t* allow = nullptr;
+  size_t allowWords = 0;
+  if (!isNullish(env, argv[5])) {
+    void* data;
+    if (!typedArray(env, argv[5], napi_uint32_array, &data, &allowWords)) return fail(env, "sparseSearch: allow must be a Uint32Array of bitmap words or null");
+    allow = static_cast<const uint32_t*>(data);
+  }
+  uint32_t k, strategy;
+  double pairsPerRecord;
+  if (napi_get_value_uint32(env, argv[6], &k) != napi_ok || k == 0) return fail(env, "sparseSearch: k must be a positive integer");
+  if (napi_get_value_uint32(env, argv[7], &strategy) != napi_ok || strategy > 1) return fail(env, "sparseSearch: strategy must be 0 (plain) or 1 (MaxScore)");
+  if (!number(env, argv[8], &pairsPerRecord) || pairsPerRecord < 0) return fail(env, "sparseSearch: pairsPerRecord must be a number >= 0");
+  try {
+    Search s(q, ix);
+    s.StartTop(k);
+    const auto all = [](uint32_t) { return true; };
+    const auto some = [allow, allowWords](uint32_t label) { return (label >> 5) < allowWords && ((allow[label >> 5] >> (label & 31)) & 1) != 0; };
+    if (strategy == 0) {
+      if (allow) s.Plain(some);
+      else s.Plain(all);
+    } else {
+      if (allow) s.Pruned(some, pairsPerRecord);
+      else s.Pruned(all, pairsPerRecord);
+    }
+    return toArray(env, s.Kept());
+  } catch (const Corrupt&) {
+    return corrupt(env);
+  }
+}
+
+napi_value SparseCandidates(napi_env env, napi_callback_info info) {
+  size_t argc = 7;
+  napi_value argv[7];
+  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc != 7) return fail(env, "sparseCandidates: 7 arguments expected");
+  Query q;
+  Index ix;
+  if (!parse(env, argv, &q, &ix)) return nullptr;
+  uint32_t n;
+  double coverage;
+  if (napi_get_value_uint32(env, argv[5], &n) != napi_ok || n == 0) return fail(env, "sparseCandidates: n must be a positive integer");
+  if (!number(env, argv[6], &coverage) || coverage < 0 || coverage > 1) return fail(env, "sparseCandidates: coverage must be a number in [0, 1]");
+  try {
+    Search s(q, ix);
+    return toArray(env, s.Candidates(n, coverage));
+  } catch (const Corrupt&) {
+    return corrupt(env);
+  }
+}
+
+napi_value SparseReaching(napi_env env, napi_callback_info info) {
+  size_t argc = 9;
+  napi_value argv[9];
+  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc != 9) return fail(env, "sparseReaching: 9 arguments expected");
+  Query q;
+  Index ix;
+  if (!parse(env, argv, &q, &ix)) return nullptr;
+  double tau, maxPostings, maxRecords, pairsPerRecord;
+  if (!number(env, argv[5], &tau) || !(tau > 0)) return fail(env, "sparseReaching: tau must be a number > 0");
+  if (!number(env, argv[6], &maxPostings) || maxPostings < 0) return fail(env, "sparseReaching: maxPostings must be a number >= 0");
+  if (!number(env, argv[7], &maxRecords) || maxRecords < 0) return fail(env, "sparseReaching: maxRecords must be a number >= 0");
+  if (!number(env, argv[8], &pairsPerRecord) || pairsPerRecord < 0) return fail(env, "sparseReaching: pairsPerRecord must be a number >= 0");
+  try {
+    Search s(q, ix);
+    std::vector<uint32_t> out;
+    if (!s.Reaching(tau, maxPostings, maxRecords, pairsPerRecord, &out)) {
+      napi_value undefined;
+      napi_get_undefined(env, &undefined);
+      return undefined;
+    }
+    return toArray(env, out);
+  } catch (const Corrupt&) {
+    return corrupt(env);
+  }
+}

@@ -1,0 +1,8 @@
+// Native sparse search over one namespace's inverted index (sparse-search.cc):
+// sparseSearch, sparseCandidates, sparseReaching.
+#pragma once
+#include <node_api.h>
+
+napi_value SparseSearch(napi_env env, napi_callback_info info);
+napi_value SparseCandidates(napi_env env, napi_callback_info info);
+napi_value SparseReaching(napi_env env, napi_callback_info info);
