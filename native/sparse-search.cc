@@ -243,13 +243,15 @@ class Search {
       const uint32_t label = e[0];
       if (label >= extent) throw Corrupt();
       if (t.stale && ix_.gen[label] != e[1]) continue;
+      // Branch-free: whether a label is new to this query is a coin flip the CPU cannot
+      // predict. 0 + x is x exactly, as JavaScript's acc = 0; acc += x.
       Slot& slot = slots_[label];
-      if (slot.touchedAt != epoch_) {
-        slot.touchedAt = epoch_;
-        slot.acc = 0;
-        touched_[count++] = label;
-      }
-      slot.acc += w * double(entryWeight(e + 2));
+      const bool fresh = slot.touchedAt != epoch_;
+      touched_[count] = label;
+      count += fresh;
+      const double base = fresh ? 0.0 : slot.acc;
+      slot.touchedAt = epoch_;
+      slot.acc = base + w * double(entryWeight(e + 2));
     }
     return count;
   }
@@ -264,9 +266,10 @@ class Search {
       Prefetch(e + 3 * kAhead, end);
       const uint32_t label = e[0];
       if (label >= extent) throw Corrupt();
+      if (t.stale && ix_.gen[label] != e[1]) continue;
+      // Branch-free: an untouched label's acc is never read before Gather() resets it.
       Slot& slot = slots_[label];
-      if (slot.touchedAt != epoch_ || (t.stale && ix_.gen[label] != e[1])) continue;
-      slot.acc += w * double(entryWeight(e + 2));
+      slot.acc += slot.touchedAt == epoch_ ? w * double(entryWeight(e + 2)) : 0.0;
     }
   }
 
@@ -422,7 +425,8 @@ class Search {
       uint32_t kept = 0;
       for (uint32_t j = 0; j < alive; j++) {
         const uint32_t label = survivors_[j];
-        if (slots_[label].acc >= need) survivors_[kept++] = label;
+        survivors_[kept] = label;
+        kept += slots_[label].acc >= need;
       }
       alive = kept;
     }
@@ -480,7 +484,8 @@ class Search {
       uint32_t kept = 0;
       for (uint32_t j = 0; j < alive; j++) {
         const uint32_t label = survivors_[j];
-        if (slots_[label].acc >= need) survivors_[kept++] = label;
+        survivors_[kept] = label;
+        kept += slots_[label].acc >= need;
       }
       alive = kept;
     }
