@@ -129,20 +129,38 @@ for (let round = 0; round < 3; round++) {
 const denseP50 = p50(denseMs);
 const ratio = (xs: number[]): string => `${p50(xs).toFixed(3)} ms (${(p50(xs) / denseP50).toFixed(2)}× dense)`;
 console.log(`dense graph query p50 ${denseP50.toFixed(3)} ms; sparse-only p50 ${ratio(sparseMs)}; inverted index alone: ${paths.map(([name], at) => `${name} ${ratio(pathMs[at])}`).join(', ')}`);
-for (const multiple of [undefined, 1, 2, 5, 10, 20]) {
-  let found = 0;
-  let wanted = 0;
-  let bounded = 0;
-  const ms: number[] = [];
-  for (let q = 0; q < queries; q++) {
-    const trace: SearchTrace = {};
-    t0 = performance.now();
-    const got = hybrid.search({ dense: dense.queries.subarray(q * dim, (q + 1) * dim), sparse: sparse.queries[q], topK: k, hybridMultiple: multiple, trace });
-    ms.push(performance.now() - t0);
-    if (trace.hybridBounded) bounded++;
-    wanted += truth[q].size;
-    found += got.filter((h) => truth[q].has(h.id)).length;
+// Candidate multiples against threshold-step limits (sparse/hybrid.ts): recall and cost.
+const limits: [string, { maxPostings: number; maxRecords: number } | undefined][] = [
+  ['default limits', undefined],
+  ['no threshold step', { maxPostings: 0, maxRecords: 0 }],
+  ['limits 25k postings/200 records', { maxPostings: 25_000, maxRecords: 200 }],
+  ['limits 50k/500', { maxPostings: 50_000, maxRecords: 500 }],
+  ['limits 250k/5000', { maxPostings: 250_000, maxRecords: 5000 }],
+];
+for (const multiple of [undefined, 2, 5, 10, 20]) {
+  for (const [limitsLabel, thresholdLimits] of limits) {
+    let found = 0;
+    let wanted = 0;
+    let bounded = 0;
+    const ms: number[] = [];
+    for (let q = 0; q < queries; q++) {
+      const trace: SearchTrace = {};
+      t0 = performance.now();
+      const got = hybrid.search({
+        dense: dense.queries.subarray(q * dim, (q + 1) * dim),
+        sparse: sparse.queries[q],
+        topK: k,
+        hybridMultiple: multiple,
+        hybridThresholdLimits: thresholdLimits,
+        trace,
+      });
+      ms.push(performance.now() - t0);
+      if (trace.hybridBounded) bounded++;
+      wanted += truth[q].size;
+      found += got.filter((h) => truth[q].has(h.id)).length;
+    }
+    const label = multiple === undefined ? 'default' : `${multiple}×topK`;
+    console.log(`hybrid, dense candidates ${label}, ${limitsLabel}: recall@${k} ${(found / wanted).toFixed(4)}, p50 ${p50(ms).toFixed(3)} ms (${(p50(ms) / denseP50).toFixed(2)}× dense), threshold step ran ${bounded}/${queries}`);
+    if (multiple === undefined && thresholdLimits !== undefined) break;
   }
-  const label = multiple === undefined ? 'default' : `${multiple}×topK`;
-  console.log(`hybrid, dense candidates ${label}: recall@${k} ${(found / wanted).toFixed(4)}, p50 ${p50(ms).toFixed(3)} ms (${(p50(ms) / denseP50).toFixed(2)}× dense), threshold step ran ${bounded}/${queries}`);
 }

@@ -51,6 +51,8 @@ export interface SearchQuery {
   exact?: boolean;
   /** Hybrid dense candidates (graph, tail) as a multiple of topK (bench measurement; default sparse/hybrid.ts). */
   hybridMultiple?: number;
+  /** Hybrid threshold step's limits (bench measurement; defaults sparse/hybrid.ts). */
+  hybridThresholdLimits?: { maxPostings: number; maxRecords: number };
   /** Filled in when given: what the planner chose (tests, diagnosis). */
   trace?: SearchTrace;
 }
@@ -383,9 +385,11 @@ export class VectorSet {
           graph: (n) => graph.search(dense, n, Math.max(ef, n)),
           tail,
           tailBest: (n) => bestOf(tail, n, denseScorer, idOf).map((h) => h.label),
-          dense: (label) => denseScorer.rank(label),
+          dense: (label) => scorer.denseScore(label),
+          sparse: (label) => this.sparse.dot(label, prepared),
           sparseCandidates: (n) => this.sparse.candidates(prepared, n, HYBRID_POSTINGS_COVERAGE),
-          sparseReaching: (tau) => this.sparse.reaching(prepared, tau, HYBRID_THRESHOLD_MAX_POSTINGS, HYBRID_THRESHOLD_MAX_RECORDS),
+          sparseReaching: (tau) =>
+            this.sparse.reaching(prepared, tau, q.hybridThresholdLimits?.maxPostings ?? HYBRID_THRESHOLD_MAX_POSTINGS, q.hybridThresholdLimits?.maxRecords ?? HYBRID_THRESHOLD_MAX_RECORDS),
           scorer,
           idOf,
         });

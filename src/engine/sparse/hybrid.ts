@@ -33,12 +33,15 @@ export const HYBRID_POSTINGS_COVERAGE = 0.5;
 
 /**
  * The threshold step runs when it reads at most this many postings entries and at most
- * HYBRID_THRESHOLD_MAX_RECORDS records survive its bounds. Not tuned: on the bench's data
- * (100k records) with 250,000 and no record limit it ran for every query, at recall 1.0
- * but 40× a dense query's p50, scoring thousands of records (README "Search engine").
+ * HYBRID_THRESHOLD_MAX_RECORDS records survive its bounds. Tuned with
+ * bench/sparse-engine.ts at 100k records (README "Search engine"): at 10 × topK the
+ * candidates alone gave recall@10 0.9985 and the step, when allowed 100k/1000, ran on
+ * 169 of 200 queries at 6× the cost of the rest of the query for that last 0.0015; at
+ * 25k/200 it runs only where it is cheap (τ high against the sparse scores: the sparse
+ * part dominates, where the candidates alone lose recall and the step restores it).
  */
-export const HYBRID_THRESHOLD_MAX_POSTINGS = 100_000;
-export const HYBRID_THRESHOLD_MAX_RECORDS = 1_000;
+export const HYBRID_THRESHOLD_MAX_POSTINGS = 25_000;
+export const HYBRID_THRESHOLD_MAX_RECORDS = 200;
 
 export interface HybridSources {
   /** The graph's best `n` labels by dense score (fewer only when it cannot find n). */
@@ -47,13 +50,15 @@ export interface HybridSources {
   tail: readonly number[];
   /** The tail's best `n` labels by dense score, best first (an exact scan of the tail). */
   tailBest(n: number): readonly number[];
-  /** Exact dense score of a label (higher is better). */
+  /** Exact dense part of a label's score, unrounded (Scorer.denseScore). */
   dense(label: number): number;
+  /** Exact sparse part of a label's score; NaN when it shares no dimension with the query. */
+  sparse(label: number): number;
   /** The postings' best n labels by partial sparse score (approximate). */
   sparseCandidates(n: number): readonly number[];
   /** Every label whose sparse score reaches tau > 0 (and none clearly below it); undefined when too costly. */
   sparseReaching(tau: number): readonly number[] | undefined;
-  /** Exact hybrid scoring (dense + sparse). */
+  /** Exact hybrid scoring (dense + sparse): rankWith(label, dense(label)) is the rank. */
   scorer: Scorer;
   idOf(label: number): string;
 }
@@ -67,8 +72,14 @@ export function hybridSearch(topK: number, multiple: number = HYBRID_CANDIDATE_M
   const fromGraph = s.graph(n);
   // Fewer than asked: the walk did not reach n records, so nothing bounds the others.
   if (fromGraph.length < n) return undefined;
+  // Dense parts computed once: for dMax, then for the rank.
+  const denseOf = new Map<number, number>();
   let dMax = Infinity;
-  for (const label of fromGraph) dMax = Math.min(dMax, s.dense(label));
+  for (const label of fromGraph) {
+    const d = s.dense(label);
+    denseOf.set(label, d);
+    dMax = Math.min(dMax, d);
+  }
   let fromTail: readonly number[] = s.tail;
   if (fromTail.length > n) {
     fromTail = s.tailBest(n);
@@ -77,16 +88,31 @@ export function hybridSearch(topK: number, multiple: number = HYBRID_CANDIDATE_M
 
   const top = new TopK(topK);
   const seen = new Set<number>();
-  const offer = (label: number): void => {
+  const offer = (label: number, outside: boolean): void => {
     if (seen.has(label)) return;
     seen.add(label);
-    const rank = s.scorer.rank(label);
+    let d = denseOf.get(label);
+    if (d === undefined) {
+      const theta = top.threshold;
+      if (outside && theta !== undefined) {
+        // Outside the dense candidates the dense part is at most dMax (the premise of
+        // step 2): when even dMax + its sparse part rounds below θ, the record cannot
+        // enter (d ≤ dMax ⇒ d + sparse ≤ dMax + sparse, rounding is monotonic), so its
+        // dense part — most of a hybrid query's cost — is never computed.
+        const sp = s.sparse(label);
+        if (Math.fround(dMax + (sp === sp ? sp : 0)) < theta) return;
+      }
+      d = s.dense(label);
+    }
+    const rank = s.scorer.rankWith(label, d);
     if (rank !== rank) return;
     if (top.admits(rank)) top.offer(label, s.idOf(label), rank);
   };
-  for (const label of fromGraph) offer(label);
-  for (const label of fromTail) offer(label);
-  for (const label of s.sparseCandidates(n)) offer(label);
+  for (const label of fromGraph) offer(label, false);
+  for (const label of fromTail) offer(label, false);
+  // Every record not offered yet is outside the dense candidates: a graph record past the
+  // graph's best n, or a tail record past the tail's best n (dMax covers both).
+  for (const label of s.sparseCandidates(n)) offer(label, true);
   const theta = top.threshold;
   let bounded = false;
   if (theta !== undefined) {
@@ -94,7 +120,7 @@ export function hybridSearch(topK: number, multiple: number = HYBRID_CANDIDATE_M
     const tau = theta - dMax - 2.5e-7 * (Math.abs(theta) + Math.abs(dMax));
     const reaching = tau > 0 ? s.sparseReaching(tau) : undefined;
     if (reaching) {
-      for (const label of reaching) offer(label);
+      for (const label of reaching) offer(label, true);
       bounded = true;
     }
   }

@@ -41,27 +41,42 @@ export class Scorer {
    * sparse-only query sharing no dimension with it).
    */
   rank(label: number): number {
+    return this.rankWith(label, this.q.dense ? this.denseScore(label) : 0);
+  }
+
+  /**
+   * The dense part of a record's score before rounding (the dot product, the cosine, or
+   * the squared euclidean distance); 0 for a query without a dense part. rankWith(label,
+   * denseScore(label)) is rank(label): hybrid search (sparse/hybrid.ts) computes the
+   * dense part once and reuses it.
+   */
+  denseScore(label: number): number {
     const qd = this.q.dense;
+    if (!qd) return 0;
     let score = 0;
-    if (qd) {
-      const dim = this.arena.dim;
-      const dense = this.arena.chunk(label);
-      const base = this.arena.offset(label);
-      if (this.euclidean) {
-        for (let i = 0; i < dim; i++) {
-          const d = qd[i] - dense[base + i];
-          score += d * d;
-        }
-      } else {
-        for (let i = 0; i < dim; i++) score += qd[i] * dense[base + i];
-        if (this.cosine) score = score / (this.qNorm * this.arena.norms[label]);
+    const dim = this.arena.dim;
+    const dense = this.arena.chunk(label);
+    const base = this.arena.offset(label);
+    if (this.euclidean) {
+      for (let i = 0; i < dim; i++) {
+        const d = qd[i] - dense[base + i];
+        score += d * d;
       }
+    } else {
+      for (let i = 0; i < dim; i++) score += qd[i] * dense[base + i];
+      if (this.cosine) score = score / (this.qNorm * this.arena.norms[label]);
     }
+    return score;
+  }
+
+  /** rank() given the record's denseScore(). */
+  rankWith(label: number, denseScore: number): number {
+    let score = denseScore;
     if (this.q.sparseScore) {
       const s = this.q.sparseScore(label);
       // A sparse-only query matches records that share at least one index with it.
       if (s === s) score += s;
-      else if (!qd) return NaN;
+      else if (!this.q.dense) return NaN;
     }
     return Math.fround(this.euclidean ? -score : score);
   }
