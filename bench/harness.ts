@@ -125,9 +125,9 @@ export interface BenchResult {
   bulkImport: ImportPhase;
   /**
    * Issue 15's "one busy index does not stall the others": the dense index and the imported
-   * copy of it queried at concurrency 4 each, first alone, then both at once (absent in older reports).
+   * copy of it queried at concurrency 1 and 4 each, first alone, then both at once (absent in older reports).
    */
-  twoIndexes?: TwoIndexPhase;
+  twoIndexes?: TwoIndexPhase[];
   /** rssGrowthBytesPerRecord: server RSS growth over the sparse ingest ÷ records (store, engine values and postings, ids); absent in older reports. */
   sparse: { records: number; upsertVectorsPerSecond: number; query: QueryPhase; rssGrowthBytesPerRecord?: number };
   hybrid: {
@@ -353,11 +353,11 @@ async function queryPhase(
 async function twoIndexPhase(
   client: Client,
   hosts: [string, string],
+  concurrency: number,
   bodies: readonly string[],
   maxMs: number,
   evaluate: (q: number, matches: Match[]) => Evaluation,
 ): Promise<TwoIndexPhase> {
-  const concurrency = 4;
   const a = await queryPhase(client, hosts[0], bodies, concurrency, maxMs, evaluate);
   const b = await queryPhase(client, hosts[1], bodies, concurrency, maxMs, evaluate);
   const together = await Promise.all(hosts.map((h) => queryPhase(client, h, bodies, concurrency, maxMs, evaluate)));
@@ -680,11 +680,15 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       httpUpsertVectorsPerSecond: c4.phase.vectorsPerSecond,
       maxMs: 30 * 60_000,
     });
-    const twoIndexes = await twoIndexPhase(client, [host, importHost], unfilteredBodies, phaseMs, evaluator(0));
-    log(
-      `two indexes: alone ${twoIndexes.alone.map((p) => p.qps.toFixed(0)).join(' / ')} QPS, together ` +
-        `${twoIndexes.together.map((p) => p.qps.toFixed(0)).join(' / ')} QPS (c${twoIndexes.concurrencyPerIndex} each)`,
-    );
+    const twoIndexes: TwoIndexPhase[] = [];
+    for (const concurrency of [1, 4]) {
+      const two = await twoIndexPhase(client, [host, importHost], concurrency, unfilteredBodies, phaseMs, evaluator(0));
+      twoIndexes.push(two);
+      log(
+        `two indexes at c${concurrency} each: alone ${two.alone.map((p) => p.qps.toFixed(0)).join(' / ')} QPS, together ` +
+          `${two.together.map((p) => p.qps.toFixed(0)).join(' / ')} QPS`,
+      );
+    }
     await client.json('DELETE', `${server.url}/indexes/bench-import`);
     log(`bulk import: ${Math.round(bulkImport.recordsPerSecond)} records/s (${bulkImport.ratioToHttpUpsert.toFixed(2)}× HTTP upsert c4), searchable after ${bulkImport.searchableSeconds.toFixed(1)} s, peak RSS ${(bulkImport.peakRssBytes / 2 ** 20).toFixed(0)} MiB (${(bulkImport.rssBeforeBytes / 2 ** 20).toFixed(0)} MiB before)`);
 

@@ -60,8 +60,8 @@ test('the tiny benchmark runs end to end and reports every figure', { timeout: 3
     assert.equal(r.hybrid.query.recall, 1);
     assert.equal(r.references.bruteForce.recall, 1);
     assert.equal(r.restart.recordsAfterRestart, r.data.records);
-    assert.ok(r.twoIndexes, 'the two-index phase ran');
-    for (const p of [...r.twoIndexes.alone, ...r.twoIndexes.together]) {
+    assert.deepEqual(r.twoIndexes?.map((t) => t.concurrencyPerIndex), [1, 4], 'the two-index phases ran');
+    for (const p of (r.twoIndexes ?? []).flatMap((t) => [...t.alone, ...t.together])) {
       assert.equal(p.recall, 1, 'both indexes hold the same records, so both answer exactly');
       assert.equal(p.queries, r.data.queries);
     }
