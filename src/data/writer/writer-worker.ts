@@ -25,9 +25,10 @@ if (!parentPort) throw new Error('writer-worker must run as a worker thread');
 const main = parentPort;
 const reply = (msg: WriterReply): void => main.postMessage(msg);
 
-let engine: MessagePort = (workerData as WriterData).enginePort;
-// First on every new port: the engine applies what a previous writer committed but never posted.
-engine.postMessage({ op: 'catch-up' } satisfies WriterToEngine);
+// engines[i]: the port to engine worker i. The first message on every new port is
+// 'catch-up': that worker applies what a previous writer committed but never posted.
+const engines: MessagePort[] = (workerData as WriterData).enginePorts;
+for (const port of engines) port.postMessage({ op: 'catch-up' } satisfies WriterToEngine);
 
 const stores = new Map<string, RecordStore>();
 const faults = faultInjectionEnabled();
@@ -67,7 +68,7 @@ main.on('message', (msg: WriterRequest) => {
         process.exit(70);
       }
       if (committed.changes.length > 0) {
-        engine.postMessage({ op: 'apply', indexId: msg.index.id, changes: committed.changes } satisfies WriterToEngine);
+        engines[msg.shard].postMessage({ op: 'apply', indexId: msg.index.id, changes: committed.changes } satisfies WriterToEngine);
       }
       reply({ type: 'written', reqId: msg.reqId, seq, result: committed.result });
       return;
@@ -83,9 +84,9 @@ main.on('message', (msg: WriterRequest) => {
       reply({ type: 'done', reqId: msg.reqId });
       return;
     case 'engine-port':
-      engine.close();
-      engine = msg.port;
-      engine.postMessage({ op: 'catch-up' } satisfies WriterToEngine);
+      engines[msg.shard].close();
+      engines[msg.shard] = msg.port;
+      msg.port.postMessage({ op: 'catch-up' } satisfies WriterToEngine);
       reply({ type: 'done', reqId: msg.reqId });
       return;
   }

@@ -31,12 +31,14 @@ async function matching(server: TestServer, host: string, filter: Record<string,
   return { ids: (res.body.matches as { id: string }[]).map((m) => m.id).sort(), lsn: lsn(res, READ_LSN) };
 }
 
-describe('data plane: writes on the writer thread', () => {
+// With two engine workers the two indexes are owned by different workers (the writer
+// thread posts each index's changes on its own worker's port).
+for (const workers of ['1', '2']) describe(`data plane: writes on the writer thread, ${workers} engine worker(s)`, () => {
   let server: TestServer;
   let hosts: string[];
 
   before(async () => {
-    server = await startServer();
+    server = await startServer({ env: { CONIFER_ENGINE_WORKERS: workers } });
     hosts = [await createIndex(server, denseIndex('writer-a', DIM)), await createIndex(server, denseIndex('writer-b', DIM))];
   });
 
