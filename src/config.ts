@@ -71,7 +71,7 @@ export interface Config {
   /** Data-plane reads (query, fetch, list, stats) running at once / waiting before 429. */
   maxInflightReads: number;
   maxQueuedReads: number;
-  /** Engine worker threads; every index is owned by one of them (src/engine/engine-client.ts). */
+  /** The most engine worker threads; every index is owned by one of them (src/engine/engine-client.ts). */
   engineWorkers: number;
   /**
    * Local development mode (like Pinecone Local): any Api-Key value is accepted as the
@@ -235,11 +235,12 @@ export function loadConfig(
 const MAX_ENGINE_WORKERS = 64;
 
 /**
- * Half the cores, at least one: the HTTP thread, the writer thread and graph inserts need
- * cores too, and a worker only helps when several indexes are busy at once.
+ * One per core: workers start only when there are more indexes than running workers
+ * (src/engine/engine-client.ts), so a server with few indexes runs few, and indexes that
+ * are busy at once (queries, graph inserts, loads at start) each get a core.
  */
 function defaultEngineWorkers(): number {
-  return Math.max(1, Math.min(MAX_ENGINE_WORKERS, Math.floor(availableParallelism() / 2)));
+  return Math.max(1, Math.min(MAX_ENGINE_WORKERS, availableParallelism()));
 }
 
 function bool(raw: string | undefined, key: keyof typeof SETTINGS): boolean {

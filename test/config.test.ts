@@ -36,9 +36,9 @@ describe('reliability settings', () => {
 });
 
 describe('engine workers setting', () => {
-  it('defaults to half the cores, at least one, and is read from the environment or --engine-workers', async () => {
+  it('defaults to the number of cores, and is read from the environment or --engine-workers', async () => {
     const { availableParallelism } = await import('node:os');
-    assert.equal(loadConfig({}).engineWorkers, Math.max(1, Math.floor(availableParallelism() / 2)));
+    assert.equal(loadConfig({}).engineWorkers, Math.min(64, availableParallelism()));
     assert.equal(loadConfig({ CONIFER_ENGINE_WORKERS: '3' }).engineWorkers, 3);
     assert.equal(loadConfig({ CONIFER_ENGINE_WORKERS: '3' }, { 'engine-workers': '5' }).engineWorkers, 5);
   });

@@ -139,7 +139,7 @@ async function serve(config: Config): Promise<void> {
   bestEffort(log, 'resuming restores', () => restorer.resume());
   importRunner.start(); // queued and interrupted imports, now that every index is loaded
   ready = true;
-  log.info({ engineWorkers: engine.workers }, 'ready');
+  log.info({ engineWorkers: engine.maxWorkers }, 'ready');
 }
 
 function bestEffort(log: { error(obj: object, msg: string): void }, what: string, step: () => void): void {

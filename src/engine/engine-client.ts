@@ -7,8 +7,11 @@
 // longer holds up the queries of an index on another worker, and a worker that fails takes
 // only its own indexes down while it restarts.
 //
-// Assignment: an index goes to the worker that owns the fewest indexes when it is first
-// seen (open, or a write before it), and stays there for the life of the process; the
+// Assignment: an index goes to a new worker while there are fewer than the configured
+// number (workers after the first start on demand, so a server with one index runs one;
+// the first index goes to the first worker), else to the
+// worker that owns the fewest indexes; it is decided when the index is first seen (open,
+// or a write before it) and stays for the life of the process. The
 // writer thread posts each index's committed changes on that worker's port
 // (src/data/writer/, the write request names the shard). Read-your-writes holds per index
 // exactly as with one worker (engine-worker.ts "Read-your-writes"): the index's reads and
@@ -22,19 +25,22 @@ import type { EngineQuery, QueryAnswer } from './protocol.js';
 export type { EngineLog } from './engine-shard.js';
 
 export class EngineClient {
-  private readonly shards: EngineShard[];
+  private readonly shards: EngineShard[] = [];
   private readonly shardOfIndex = new Map<string, number>();
+  /** The most engine worker threads (CONIFER_ENGINE_WORKERS), at least 1. */
+  readonly maxWorkers: number;
 
-  /** `workers`: engine worker threads (CONIFER_ENGINE_WORKERS), at least 1. */
-  constructor(log: EngineLog, workers = 1) {
-    const count = Math.max(1, Math.floor(workers));
-    this.shards = Array.from({ length: count }, (_, i) => new EngineShard(count === 1 ? log : shardLog(log, i)));
-    for (const [i, shard] of this.shards.entries()) {
-      shard.onWriterPort = (port) => this.onWriterPort?.(i, port) ?? Promise.resolve();
-    }
+  constructor(
+    private readonly log: EngineLog,
+    maxWorkers = 1,
+  ) {
+    this.maxWorkers = Math.max(1, Math.floor(maxWorkers));
+    // The first worker starts at once, so the first index is served by a warm worker (a
+    // worker's start, loading its modules and native addons, takes a few hundred ms).
+    this.startShard();
   }
 
-  /** How many engine workers there are (the writer thread holds one port to each). */
+  /** How many engine workers have started (the writer thread holds one port to each). */
   get workers(): number {
     return this.shards.length;
   }
@@ -43,17 +49,17 @@ export class EngineClient {
   shardOf(indexId: string): number {
     let shard = this.shardOfIndex.get(indexId);
     if (shard === undefined) {
-      const owned = this.shards.map(() => 0);
-      for (const s of this.shardOfIndex.values()) owned[s]++;
-      shard = owned.indexOf(Math.min(...owned));
+      const idle = this.leastLoaded();
+      const owned = [...this.shardOfIndex.values()].filter((s) => s === idle).length;
+      shard = owned > 0 && this.shards.length < this.maxWorkers ? this.startShard() : idle;
       this.shardOfIndex.set(indexId, shard);
     }
     return shard;
   }
 
-  /** Loads an index; resolves when it is searchable (survives worker restarts). */
-  open(indexId: string, dir: string, shape: IndexShape, name = indexId): Promise<void> {
-    return this.shardFor(indexId).open(indexId, dir, shape, name);
+  /** Loads an index; resolves when it is searchable (survives worker restarts). `fresh`: protocol.ts `open`. */
+  open(indexId: string, dir: string, shape: IndexShape, name = indexId, fresh = false): Promise<void> {
+    return this.shardFor(indexId).open(indexId, dir, shape, name, fresh);
   }
 
   async close(indexId: string): Promise<void> {
@@ -69,8 +75,9 @@ export class EngineClient {
   }
 
   /**
-   * Set by the writer's owner: hands a restarted worker's port to the writer thread and
-   * resolves once the writer posts on it (engine-shard.ts, the restart note).
+   * Set by the writer's owner: hands a started or restarted worker's port to the writer
+   * thread (posted synchronously) and resolves once the writer posts on it (engine-shard.ts,
+   * the restart note).
    */
   onWriterPort: ((shard: number, port: MessagePort) => Promise<void>) | undefined;
 
@@ -111,6 +118,28 @@ export class EngineClient {
 
   private shardFor(indexId: string): EngineShard {
     return this.shards[this.shardOf(indexId)];
+  }
+
+  private leastLoaded(): number {
+    const owned = this.shards.map(() => 0);
+    for (const s of this.shardOfIndex.values()) owned[s]++;
+    return owned.indexOf(Math.min(...owned));
+  }
+
+  /**
+   * Starts worker number `shards.length` and hands the writer thread a port to it before
+   * returning: the hand-over is posted to the writer synchronously, so it reaches the
+   * writer before any write of an index assigned to this worker.
+   */
+  private startShard(): number {
+    const i = this.shards.length;
+    const shard = new EngineShard(this.maxWorkers === 1 ? this.log : shardLog(this.log, i));
+    shard.onWriterPort = (port) => this.onWriterPort?.(i, port) ?? Promise.resolve();
+    this.shards.push(shard);
+    // No writer yet (the first worker, started in the constructor): the writer thread
+    // connects to every started worker when it starts.
+    if (this.onWriterPort) void this.onWriterPort(i, shard.connectWriter());
+    return i;
   }
 }
 

@@ -68,10 +68,10 @@ export class EngineShard {
     this.worker = this.spawn();
   }
 
-  /** Loads an index; resolves when it is searchable (survives worker restarts). */
-  open(indexId: string, dir: string, shape: IndexShape, name = indexId): Promise<void> {
+  /** Loads an index; resolves when it is searchable (survives worker restarts). `fresh`: protocol.ts `open`. */
+  open(indexId: string, dir: string, shape: IndexShape, name = indexId, fresh = false): Promise<void> {
     this.opened.set(indexId, { dir, shape, name });
-    return this.call({ op: 'open', indexId, dir, shape }, (r) => (r.op === 'open' ? r.result : undefined)).then(() => undefined);
+    return this.call({ op: 'open', indexId, dir, shape, fresh }, (r) => (r.op === 'open' ? r.result : undefined)).then(() => undefined);
   }
 
   async close(indexId: string): Promise<void> {

@@ -27,8 +27,8 @@ const reply = (msg: WriterReply): void => main.postMessage(msg);
 
 // engines[i]: the port to engine worker i. The first message on every new port is
 // 'catch-up': that worker applies what a previous writer committed but never posted.
-const engines: MessagePort[] = (workerData as WriterData).enginePorts;
-for (const port of engines) port.postMessage({ op: 'catch-up' } satisfies WriterToEngine);
+const engines: (MessagePort | undefined)[] = (workerData as WriterData).enginePorts;
+for (const port of engines) port?.postMessage({ op: 'catch-up' } satisfies WriterToEngine);
 
 const stores = new Map<string, RecordStore>();
 const faults = faultInjectionEnabled();
@@ -53,6 +53,12 @@ function failure(err: unknown): WriteFailure {
 main.on('message', (msg: WriterRequest) => {
   switch (msg.type) {
     case 'write': {
+      const engine = engines[msg.shard];
+      if (!engine) {
+        // Never committed: a change with no engine port to go to would be invisible until a restart.
+        reply({ type: 'failed', reqId: msg.reqId, error: { api: false, message: `writer protocol: no port to engine worker ${msg.shard}` } });
+        return;
+      }
       let seq: number;
       let committed;
       try {
@@ -68,7 +74,7 @@ main.on('message', (msg: WriterRequest) => {
         process.exit(70);
       }
       if (committed.changes.length > 0) {
-        engines[msg.shard].postMessage({ op: 'apply', indexId: msg.index.id, changes: committed.changes } satisfies WriterToEngine);
+        engine.postMessage({ op: 'apply', indexId: msg.index.id, changes: committed.changes } satisfies WriterToEngine);
       }
       reply({ type: 'written', reqId: msg.reqId, seq, result: committed.result });
       return;
@@ -84,7 +90,7 @@ main.on('message', (msg: WriterRequest) => {
       reply({ type: 'done', reqId: msg.reqId });
       return;
     case 'engine-port':
-      engines[msg.shard].close();
+      engines[msg.shard]?.close(); // none yet: a worker started on demand
       engines[msg.shard] = msg.port;
       msg.port.postMessage({ op: 'catch-up' } satisfies WriterToEngine);
       reply({ type: 'done', reqId: msg.reqId });

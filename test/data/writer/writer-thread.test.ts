@@ -162,6 +162,8 @@ describe('data plane: the writer thread fails', () => {
     server = await startServer({ env: { CONIFER_FAULT_INJECTION: '1' } });
     const host = await createIndex(server, denseIndex('writer-crash', DIM));
     await upsert(server, host, [{ id: 'before', values: vectorOf(1), metadata: { key: 'before' } }]);
+    // The engine has loaded the index (so what follows reaches it through the writer, not a load).
+    assert.deepEqual((await matching(server, host, { key: 'before' })).ids, ['before']);
     // The writer thread commits this batch, then dies before it posts it to the engine or answers.
     const crashed = await dp(server, host, 'POST', '/vectors/upsert', {
       body: { vectors: [{ id: FAULT_WRITER_CRASH_ID, values: vectorOf(2), metadata: { key: 'crash' } }, { id: 'with-crash', values: vectorOf(3), metadata: { key: 'crash' } }] },
