@@ -23,6 +23,9 @@ import {
   DEFAULT_MAX_CONNECTIONS,
 } from './limits.js';
 
+/** Nice steps the writer thread and the engine worker run below the HTTP thread (thread-priority.ts). */
+const DEFAULT_BACKGROUND_NICE = 10;
+
 export interface CloudRegion {
   cloud: string;
   region: string;
@@ -71,6 +74,11 @@ export interface Config {
   /** Data-plane reads (query, fetch, list, stats) running at once / waiting before 429. */
   maxInflightReads: number;
   maxQueuedReads: number;
+  /**
+   * How much lower (in nice steps, 0-19; 0 = the same) the writer thread and the engine
+   * worker run than the HTTP thread (src/engine/thread-priority.ts; Linux only).
+   */
+  backgroundNice: number;
   /**
    * Local development mode (like Pinecone Local): any Api-Key value is accepted as the
    * default project's key. Only allowed on a loopback address.
@@ -130,6 +138,7 @@ export const SETTINGS = {
   maxQueuedWrites: ['CONIFER_MAX_QUEUED_WRITES', 'max-queued-writes'],
   maxInflightReads: ['CONIFER_MAX_INFLIGHT_READS', 'max-inflight-reads'],
   maxQueuedReads: ['CONIFER_MAX_QUEUED_READS', 'max-queued-reads'],
+  backgroundNice: ['CONIFER_BACKGROUND_NICE', 'background-nice'],
   dev: ['CONIFER_DEV', 'dev'],
   importRoot: ['CONIFER_IMPORT_ROOT', 'import-root'],
 } as const satisfies Record<Exclude<keyof Config, 'ephemeralDataDir'>, readonly [string, string]>;
@@ -221,10 +230,16 @@ export function loadConfig(
     maxQueuedWrites: int('maxQueuedWrites', DEFAULT_MAX_QUEUED_WRITES, 0),
     maxInflightReads: int('maxInflightReads', DEFAULT_MAX_INFLIGHT_READS, 1),
     maxQueuedReads: int('maxQueuedReads', DEFAULT_MAX_QUEUED_READS, 0),
+    backgroundNice: niceOf(int('backgroundNice', DEFAULT_BACKGROUND_NICE, 0)),
     dev,
     ephemeralDataDir,
     importRoot: importRootOf(get('importRoot')),
   };
+}
+
+function niceOf(n: number): number {
+  if (n > 19) throw new ConfigError(`CONIFER_BACKGROUND_NICE (--background-nice) must be an integer between 0 and 19, got ${n}`);
+  return n;
 }
 
 function bool(raw: string | undefined, key: keyof typeof SETTINGS): boolean {

@@ -34,3 +34,16 @@ describe('reliability settings', () => {
     assert.throws(() => loadConfig({ CONIFER_MIN_FREE_BYTES: '-1' }), /CONIFER_MIN_FREE_BYTES/);
   });
 });
+
+describe('background nice', () => {
+  it('defaults to 10, is read from the environment or flag, and accepts only 0-19', () => {
+    assert.equal(loadConfig({}).backgroundNice, 10);
+    assert.equal(loadConfig({ CONIFER_BACKGROUND_NICE: '0' }).backgroundNice, 0);
+    assert.equal(loadConfig({ CONIFER_BACKGROUND_NICE: '3' }, { 'background-nice': '19' }).backgroundNice, 19);
+    assert.throws(
+      () => loadConfig({ CONIFER_BACKGROUND_NICE: '20' }),
+      (err: unknown) => err instanceof ConfigError && err.message === 'CONIFER_BACKGROUND_NICE (--background-nice) must be an integer between 0 and 19, got 20',
+    );
+    assert.throws(() => loadConfig({ CONIFER_BACKGROUND_NICE: '-1' }), /CONIFER_BACKGROUND_NICE \(--background-nice\) must be an integer >= 0/);
+  });
+});

@@ -18,6 +18,7 @@ import { engineQueryDuration, engineQueueDepth, engineUnindexedRecords, engineWo
 import type { FilterNode } from './filter.js';
 import type { IndexShape } from './model.js';
 import type {
+  EngineWorkerData,
   EngineCall,
   EngineMessage,
   EngineQuery,
@@ -62,7 +63,11 @@ export class EngineClient {
   /** Workers that have exited (one may die while the writer is handed its port). */
   private readonly exited = new WeakSet<Worker>();
 
-  constructor(private readonly log: EngineLog) {
+  /** `backgroundNice`: nice steps the worker runs below this thread (thread-priority.ts; 0: the same). */
+  constructor(
+    private readonly log: EngineLog,
+    private readonly backgroundNice = 0,
+  ) {
     this.worker = this.spawn();
   }
 
@@ -176,7 +181,8 @@ export class EngineClient {
   }
 
   private spawn(): Worker {
-    const worker = new Worker(new URL('./worker/engine-worker.js', import.meta.url));
+    const workerData: EngineWorkerData = { backgroundNice: this.backgroundNice };
+    const worker = new Worker(new URL('./worker/engine-worker.js', import.meta.url), { workerData });
     worker.on('message', (msg: EngineMessage) => this.onMessage(worker, msg));
     worker.on('error', (err) => this.onDeath(worker, err));
     worker.on('exit', (code) => {

@@ -42,6 +42,8 @@ export type WriteResult = WriteCalls[WriteOp]['result'];
 export interface WriterData {
   /** The port to the engine worker on which committed changes are posted. */
   enginePort: MessagePort;
+  /** Nice steps to run below the main thread (engine/thread-priority.ts; 0: the same). */
+  backgroundNice: number;
 }
 
 export type WriterRequest =

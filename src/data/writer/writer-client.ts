@@ -46,9 +46,11 @@ export class WriterClient {
   private stopped = false;
   private readonly backoff = new RestartBackoff();
 
+  /** `backgroundNice`: nice steps the thread runs below this one (engine/thread-priority.ts; 0: the same). */
   constructor(
     private readonly engine: EngineClient,
     private readonly log: WriterLog,
+    private readonly backgroundNice = 0,
   ) {
     engine.onWriterPort = (port) => this.handOver(port);
     this.worker = this.spawn();
@@ -154,7 +156,7 @@ export class WriterClient {
 
   private spawn(): Worker {
     const enginePort = this.engine.connectWriter();
-    const workerData: WriterData = { enginePort };
+    const workerData: WriterData = { enginePort, backgroundNice: this.backgroundNice };
     const worker = new Worker(new URL('./writer-worker.js', import.meta.url), { workerData, transferList: [enginePort] });
     worker.on('message', (msg: WriterReply) => this.onMessage(worker, msg));
     worker.on('error', (err) => this.onDeath(worker, err));
