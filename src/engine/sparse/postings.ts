@@ -12,14 +12,6 @@
 //   (bounds for pruning: a query weight w contributes at most w·max when w ≥ 0 and w·min
 //   when w < 0; compact() tightens them).
 const INITIAL_LIST = 8;
-/**
- * Dimensions below this find their list by array index; higher ones (hashed
- * vocabularies) in a Map. Every sparse upsert appends ~100 entries, one per dimension,
- * and hashing each dimension was the largest single cost of applying it
- * (bench/sparse-apply.ts). Learned-sparse vocabularies (BERT WordPiece: 30,522 terms)
- * fall below it; the array grows only as far as the highest dimension seen.
- */
-const DIRECT_DIMS = 1 << 17;
 /** A list is due for compaction once this share of its entries is stale. */
 const COMPACT_STALE_FRACTION = 0.25;
 /** ...and it has at least this many stale entries (short lists are cheap to skip over). */
@@ -76,50 +68,36 @@ export class PostingList {
 }
 
 export class Postings {
-  /** Lists of dimensions below DIRECT_DIMS, by dimension (undefined: none); kept packed (never holey) so lookups stay fast elements. */
-  private readonly direct: (PostingList | undefined)[] = [];
-  /** Lists of dimensions from DIRECT_DIMS up. */
-  private readonly far = new Map<number, PostingList>();
-  private count = 0;
+  private readonly lists = new Map<number, PostingList>();
   /** Dimensions whose list is due for compaction. */
   private readonly due = new Set<number>();
 
   get(dim: number): PostingList | undefined {
-    return dim < DIRECT_DIMS ? this.direct[dim] : this.far.get(dim);
+    return this.lists.get(dim);
   }
 
   get dimensions(): number {
-    return this.count;
+    return this.lists.size;
   }
 
   add(dim: number, label: number, gen: number, weight: number): void {
-    let list = this.get(dim);
+    let list = this.lists.get(dim);
     if (!list) {
       list = new PostingList();
-      this.put(dim, list);
-      this.count++;
+      this.lists.set(dim, list);
     }
     list.add(label, gen, weight);
   }
 
-  private put(dim: number, list: PostingList | undefined): void {
-    if (dim < DIRECT_DIMS) {
-      while (this.direct.length <= dim) this.direct.push(undefined);
-      this.direct[dim] = list;
-    } else if (list) this.far.set(dim, list);
-    else this.far.delete(dim);
-  }
-
   /** Records that one entry of `dim`'s list went stale. */
   markStale(dim: number): void {
-    const list = this.get(dim);
+    const list = this.lists.get(dim);
     if (!list) return;
     list.stale++;
     if (list.stale >= COMPACT_MIN_STALE && list.stale >= list.length * COMPACT_STALE_FRACTION) this.due.add(dim);
     if (list.stale === list.length) {
-      // Nothing live is left: drop the list now (cheap, and keeps the table small).
-      this.put(dim, undefined);
-      this.count--;
+      // Nothing live is left: drop the list now (cheap, and keeps the map small).
+      this.lists.delete(dim);
       this.due.delete(dim);
     }
   }
@@ -133,30 +111,26 @@ export class Postings {
     for (const dim of this.due) {
       if (performance.now() >= deadline) return;
       this.due.delete(dim);
-      const list = this.get(dim);
+      const list = this.lists.get(dim);
       if (list) this.compact(list, currentGen);
     }
   }
 
   /** Compacts every list (tests, and a caller that wants a tight index now). */
   compactAll(currentGen: Uint32Array): void {
-    for (const [, list] of this.entries()) this.compact(list, currentGen);
+    for (const list of this.lists.values()) this.compact(list, currentGen);
     this.due.clear();
   }
 
   bytes(): number {
     let n = 0;
-    for (const [, list] of this.entries()) n += list.bytes + 64; // + object and table entry, roughly
-    return n + this.direct.length * 8;
+    for (const list of this.lists.values()) n += list.bytes + 64; // + object and map entry, roughly
+    return n;
   }
 
-  /** Every (dimension, list) pair, by dimension below DIRECT_DIMS; readers skip stale entries themselves. */
-  *entries(): IterableIterator<[number, PostingList]> {
-    for (let dim = 0; dim < this.direct.length; dim++) {
-      const list = this.direct[dim];
-      if (list) yield [dim, list];
-    }
-    yield* this.far.entries();
+  /** Every (dimension, list) pair; readers skip stale entries themselves. */
+  entries(): IterableIterator<[number, PostingList]> {
+    return this.lists.entries();
   }
 
   private compact(list: PostingList, currentGen: Uint32Array): void {
