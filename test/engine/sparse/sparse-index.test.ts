@@ -136,8 +136,7 @@ describe('SparseIndex', () => {
     assert.deepEqual(index.search(none, 10, idOf), []);
   });
 
-  it('dimensions on both sides of the direct table (hashed vocabularies up to 4294967295) index, compact and search alike', () => {
-    // Postings find lists below 2^17 by array index and higher ones in a Map (postings.ts).
+  it('high dimensions (hashed vocabularies, up to 4294967295) index, compact and search like low ones', () => {
     const spread = (s: SparseValues): SparseValues => ({
       indices: Uint32Array.from(s.indices, (d) => (d % 3 === 0 ? d : d % 3 === 1 ? 131_072 + d : 4_294_967_295 - d)),
       values: s.values,
