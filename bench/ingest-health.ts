@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { generateSparse } from './data.js';
 import { Client } from './http.js';
+import { startProbe } from './probe.js';
 import { Rng } from './prng.js';
 import { startServer } from './server-process.js';
 import { summarize } from './stats.js';
@@ -108,18 +109,9 @@ try {
   const idle: number[] = [];
   for (let i = 0; i < 200; i++) idle.push((await client.json('POST', `${host}/query`, query)).ms);
 
-  let ingesting = PROBES;
-  const pause = (): Promise<void> => new Promise((r) => setTimeout(r, 10));
-  const probe = async (run: () => Promise<number>): Promise<number[]> => {
-    const out: number[] = [];
-    while (ingesting) {
-      out.push(await run());
-      await pause();
-    }
-    return out;
-  };
-  const health = probe(async () => (await client.request('GET', `${server.url}/health`)).ms);
-  const queries = probe(async () => (await client.json('POST', `${host}/query`, query)).ms);
+  // Each probe on its own thread and connection (probe.ts): the bench loop sends 2 MB bodies.
+  const health = PROBES ? startProbe({ method: 'GET', url: `${server.url}/health`, apiKey: KEY, intervalMs: 10 }) : undefined;
+  const queries = PROBES ? startProbe({ method: 'POST', url: `${host}/query`, apiKey: KEY, body: query, intervalMs: 10 }) : undefined;
   // Reading the server's event-loop metrics resets its histogram (prom-client), so the
   // reading after the ingest covers the ingest alone.
   await serverLoopDelay();
@@ -143,8 +135,7 @@ try {
   const threads = threadDelta(threadsBefore, threadTimes(server.pid), seconds * 1000);
   clientLoop.disable();
   const serverLoop = await serverLoopDelay();
-  ingesting = false;
-  const [h, q] = await Promise.all([health, queries]);
+  const [h, q] = await Promise.all([health?.stop() ?? [], queries?.stop() ?? []]);
   console.log(`ingest: ${sent} vectors × ${DIM} in ${seconds.toFixed(1)} s = ${Math.round(sent / seconds)} vectors/s (concurrency ${CONCURRENCY})`);
   console.log(`GET /health during ingest: ${fmt(summarize(h))}`);
   console.log(`query idle:                ${fmt(summarize(idle))}`);
