@@ -95,7 +95,7 @@ async function serverLoopDelay(): Promise<string> {
 const dir = mkdtempSync(join(tmpdir(), 'conifer-ingest-health-'));
 // `--cpu-prof DIR`: the server writes a V8 CPU profile per thread into DIR when it stops.
 const profileDir = option('cpu-prof', '');
-const server = await startServer(dir, KEY, 120_000, [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...(process.env.IH_PRELOAD ? ['-r', process.env.IH_PRELOAD] : [])]);
+const server = await startServer(dir, KEY, 120_000, profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []);
 const client = new Client(KEY, CONCURRENCY + 4);
 try {
   const spec = { serverless: { cloud: 'aws', region: 'us-east-1' } };
