@@ -160,6 +160,17 @@ describe('data plane: the writer thread fails', () => {
     server = await startServer({ env: { CONIFER_FAULT_INJECTION: '1' } });
     const host = await createIndex(server, denseIndex('writer-crash', DIM));
     await upsert(server, host, [{ id: 'before', values: vectorOf(1), metadata: { key: 'before' } }]);
+    // The engine has loaded the index (it answers a query) before the crash: a load still
+    // running would read the crashed batch from the store itself, and this test is about
+    // the new writer's catch-up. (The engine worker runs at a lower priority, so on a busy
+    // machine its load of a new index can take longer than the next two requests.)
+    let loaded: ApiResponse | undefined;
+    for (let i = 0; i < 100; i++) {
+      loaded = await dp(server, host, 'POST', '/query', { body: { vector: vectorOf(0), topK: 1 } });
+      if (loaded.status !== 503) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(loaded?.status, 200, loaded?.text);
     // The writer thread commits this batch, then dies before it posts it to the engine or answers.
     const crashed = await dp(server, host, 'POST', '/vectors/upsert', {
       body: { vectors: [{ id: FAULT_WRITER_CRASH_ID, values: vectorOf(2), metadata: { key: 'crash' } }, { id: 'with-crash', values: vectorOf(3), metadata: { key: 'crash' } }] },
