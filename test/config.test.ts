@@ -40,10 +40,31 @@ describe('background nice', () => {
     assert.equal(loadConfig({}).backgroundNice, 10);
     assert.equal(loadConfig({ CONIFER_BACKGROUND_NICE: '0' }).backgroundNice, 0);
     assert.equal(loadConfig({ CONIFER_BACKGROUND_NICE: '3' }, { 'background-nice': '19' }).backgroundNice, 19);
-    assert.throws(
-      () => loadConfig({ CONIFER_BACKGROUND_NICE: '20' }),
-      (err: unknown) => err instanceof ConfigError && err.message === 'CONIFER_BACKGROUND_NICE (--background-nice) must be an integer between 0 and 19, got 20',
-    );
-    assert.throws(() => loadConfig({ CONIFER_BACKGROUND_NICE: '-1' }), /CONIFER_BACKGROUND_NICE \(--background-nice\) must be an integer >= 0/);
+    for (const bad of ['20', '-1', '2.5']) {
+      assert.throws(
+        () => loadConfig({ CONIFER_BACKGROUND_NICE: bad }),
+        (err: unknown) => err instanceof ConfigError && err.message === `CONIFER_BACKGROUND_NICE (--background-nice) must be an integer from 0 to 19, got "${bad}"`,
+        bad,
+      );
+    }
+  });
+});
+
+describe('engine workers setting', () => {
+  it('defaults to the number of cores, and is read from the environment or --engine-workers', async () => {
+    const { availableParallelism } = await import('node:os');
+    assert.equal(loadConfig({}).engineWorkers, Math.min(64, availableParallelism()));
+    assert.equal(loadConfig({ CONIFER_ENGINE_WORKERS: '3' }).engineWorkers, 3);
+    assert.equal(loadConfig({ CONIFER_ENGINE_WORKERS: '3' }, { 'engine-workers': '5' }).engineWorkers, 5);
+  });
+
+  it('refuses 0, more than 64 and non-integers, naming the setting and the range', () => {
+    for (const bad of ['0', '65', '1.5', 'two']) {
+      assert.throws(
+        () => loadConfig({ CONIFER_ENGINE_WORKERS: bad }),
+        (err: unknown) => err instanceof ConfigError && /CONIFER_ENGINE_WORKERS \(--engine-workers\) must be an integer from 1 to 64/.test(err.message),
+        bad,
+      );
+    }
   });
 });

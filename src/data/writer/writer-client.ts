@@ -52,7 +52,7 @@ export class WriterClient {
     private readonly log: WriterLog,
     private readonly backgroundNice = 0,
   ) {
-    engine.onWriterPort = (port) => this.handOver(port);
+    engine.onWriterPort = (shard, port) => this.handOver(shard, port);
     this.worker = this.spawn();
   }
 
@@ -95,7 +95,7 @@ export class WriterClient {
           resolve({ seq: reply.seq, result: reply.result as WriteCalls[W['op']]['result'] });
         },
       });
-      this.post({ type: 'write', reqId, index, dir, write }, transfer);
+      this.post({ type: 'write', reqId, index, dir, shard: this.engine.shardOf(index.id), write }, transfer);
     });
   }
 
@@ -124,8 +124,8 @@ export class WriterClient {
     await this.worker.terminate();
   }
 
-  /** The engine worker restarted: post changes to the new one from now on. */
-  private async handOver(port: MessagePort): Promise<void> {
+  /** Engine worker `shard` restarted: post its indexes' changes to the new one from now on. */
+  private async handOver(shard: number, port: MessagePort): Promise<void> {
     if (this.down || this.stopped) {
       // No thread to take it; the next writer thread connects to the engine itself.
       port.close();
@@ -138,7 +138,7 @@ export class WriterClient {
         resolve();
       }, HANDOVER_TIMEOUT_MS);
     });
-    await Promise.race([this.control({ type: 'engine-port', reqId: 0, port }, [port]), timeout]);
+    await Promise.race([this.control({ type: 'engine-port', reqId: 0, shard, port }, [port]), timeout]);
     clearTimeout(timer);
   }
 
@@ -155,9 +155,9 @@ export class WriterClient {
   }
 
   private spawn(): Worker {
-    const enginePort = this.engine.connectWriter();
-    const workerData: WriterData = { enginePort, backgroundNice: this.backgroundNice };
-    const worker = new Worker(new URL('./writer-worker.js', import.meta.url), { workerData, transferList: [enginePort] });
+    const enginePorts = Array.from({ length: this.engine.workers }, (_, shard) => this.engine.connectWriter(shard));
+    const workerData: WriterData = { enginePorts, backgroundNice: this.backgroundNice };
+    const worker = new Worker(new URL('./writer-worker.js', import.meta.url), { workerData, transferList: enginePorts });
     worker.on('message', (msg: WriterReply) => this.onMessage(worker, msg));
     worker.on('error', (err) => this.onDeath(worker, err));
     worker.on('exit', (code) => this.onDeath(worker, new Error(`writer thread exited with code ${code}`)));

@@ -27,11 +27,12 @@ const main = parentPort;
 const reply = (msg: WriterReply): void => main.postMessage(msg);
 
 // Below the HTTP thread, so it gets a core first when it wakes (thread-priority.ts); the
-// outcome is not logged here (this thread has no logger), the engine worker logs its own.
+// outcome is not logged here (this thread has no logger), the engine workers log their own.
 lowerThisThreadPriority((workerData as WriterData).backgroundNice);
-let engine: MessagePort = (workerData as WriterData).enginePort;
-// First on every new port: the engine applies what a previous writer committed but never posted.
-engine.postMessage({ op: 'catch-up' } satisfies WriterToEngine);
+// engines[i]: the port to engine worker i. The first message on every new port is
+// 'catch-up': that worker applies what a previous writer committed but never posted.
+const engines: (MessagePort | undefined)[] = (workerData as WriterData).enginePorts;
+for (const port of engines) port?.postMessage({ op: 'catch-up' } satisfies WriterToEngine);
 
 const stores = new Map<string, RecordStore>();
 const faults = faultInjectionEnabled();
@@ -56,6 +57,12 @@ function failure(err: unknown): WriteFailure {
 main.on('message', (msg: WriterRequest) => {
   switch (msg.type) {
     case 'write': {
+      const engine = engines[msg.shard];
+      if (!engine) {
+        // Never committed: a change with no engine port to go to would be invisible until a restart.
+        reply({ type: 'failed', reqId: msg.reqId, error: { api: false, message: `writer protocol: no port to engine worker ${msg.shard}` } });
+        return;
+      }
       let seq: number;
       let committed;
       try {
@@ -87,9 +94,9 @@ main.on('message', (msg: WriterRequest) => {
       reply({ type: 'done', reqId: msg.reqId });
       return;
     case 'engine-port':
-      engine.close();
-      engine = msg.port;
-      engine.postMessage({ op: 'catch-up' } satisfies WriterToEngine);
+      engines[msg.shard]?.close(); // none yet: a worker started on demand
+      engines[msg.shard] = msg.port;
+      msg.port.postMessage({ op: 'catch-up' } satisfies WriterToEngine);
       reply({ type: 'done', reqId: msg.reqId });
       return;
   }
