@@ -68,8 +68,14 @@ const sorted = (s: SparseValues): SparseValues => {
 };
 
 /** A random sequence of sets, replacements and removals with label reuse, mirrored in `live`. */
-function randomWrites(seed: number, steps: number, native: NativeAddon | null): { index: SparseIndex; live: Map<number, Ref> } {
+function randomWrites(
+  seed: number,
+  steps: number,
+  native: NativeAddon | null,
+  dims: (s: SparseValues) => SparseValues = (s) => s,
+): { index: SparseIndex; live: Map<number, Ref> } {
   const rand = prng(seed);
+  const draw = (n: number): SparseValues => dims(zipfSparse(rand, n, 0.2));
   const index = new SparseIndex(native);
   const live = new Map<number, Ref>();
   const free: number[] = [];
@@ -79,7 +85,7 @@ function randomWrites(seed: number, steps: number, native: NativeAddon | null): 
     const r = rand();
     if (r < 0.6 || live.size === 0) {
       const label = free.pop() ?? next++;
-      const sparse = zipfSparse(rand, 1 + Math.floor(rand() * 20), 0.2);
+      const sparse = draw(1 + Math.floor(rand() * 20));
       index.set(label, sorted(sparse));
       live.set(label, { label, id: `r${serial++}`, sparse, tag: Math.floor(rand() * 4) });
     } else {
@@ -88,7 +94,7 @@ function randomWrites(seed: number, steps: number, native: NativeAddon | null): 
       if (r < 0.8) {
         // Update that replaces the sparse values (sometimes with identical ones).
         const old = live.get(label)!;
-        const sparse = rand() < 0.1 ? old.sparse : zipfSparse(rand, 1 + Math.floor(rand() * 20), 0.2);
+        const sparse = rand() < 0.1 ? old.sparse : draw(1 + Math.floor(rand() * 20));
         index.set(label, sorted(sparse));
         live.set(label, { ...old, sparse });
       } else {
@@ -148,6 +154,28 @@ for (const [path, native] of PATHS) {
       // A query sharing no dimension with any record matches nothing.
       const none = prepareSparse({ indices: Uint32Array.of(VOCAB + 5, 4294967295), values: Float32Array.of(1, 2) });
       assert.deepEqual(index.search(none, 10, idOf), []);
+    });
+
+    it('high dimensions (hashed vocabularies, up to 4294967295) index, compact and search like low ones', () => {
+      const spread = (s: SparseValues): SparseValues => ({
+        indices: Uint32Array.from(s.indices, (d) => (d % 3 === 0 ? d : d % 3 === 1 ? 131_072 + d : 4_294_967_295 - d)),
+        values: s.values,
+      });
+      const { index, live } = randomWrites(5, 3000, native, spread);
+      const fresh = new SparseIndex(native);
+      for (const r of live.values()) fresh.set(r.label, sorted(r.sparse));
+      const dims = new Set([...index.livePostings().keys()]);
+      assert.ok([...dims].some((d) => d < 131_072) && [...dims].some((d) => d >= 131_072 && d < 200_000) && [...dims].some((d) => d > 4_294_000_000));
+      assert.deepEqual(index.livePostings(), fresh.livePostings());
+      const idOf = (label: number): string => live.get(label)!.id;
+      const rand = prng(17);
+      for (let qi = 0; qi < 30; qi++) {
+        const q = spread(zipfSparse(rand, 1 + Math.floor(rand() * 12), qi % 2 === 0 ? 0 : 0.3));
+        const got = index.search(prepareSparse(q), 10, idOf).map((h) => ({ id: h.id, score: h.rank }));
+        assert.deepEqual(got, bruteForce(live.values(), q, 10), `q${qi}`);
+      }
+      index.work(Infinity);
+      assert.deepEqual(index.livePostings(), fresh.livePostings(), 'compacted');
     });
 
     it('after compaction (tightened list bounds) MaxScore still equals brute force', () => {
