@@ -267,13 +267,21 @@ export class VectorSet {
     this.restoring = { labelOf, seq, extent: ids.length };
   }
 
-  /** Makes room for `records` records ahead of a load that will bring them. */
+  /**
+   * Makes room for `records` records ahead of a load that will bring them, and defers the
+   * sparse postings to one bulk build in finishRestore() (sparse-index.ts).
+   */
   reserve(records: number): void {
     this.arena.reserve(Math.max(records, this.labels.extent));
+    this.sparse.deferPostings();
   }
 
-  /** Frees snapshot labels no record claimed (marking their nodes deleted) and queues every live record the graph lacks. */
+  /**
+   * Ends a load: builds the deferred sparse postings, frees snapshot labels no record
+   * claimed (marking their nodes deleted) and queues every live record the graph lacks.
+   */
   finishRestore(): void {
+    this.sparse.postingsReady();
     const restoring = this.restoring;
     if (!restoring) return;
     this.restoring = undefined;

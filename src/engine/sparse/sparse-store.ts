@@ -10,6 +10,7 @@
 //   are rewritten without garbage (compact()) when growing them would otherwise be needed
 //   and garbage is at least half of what is used, so the cost is amortised O(1) per pair.
 import type { SparseValues } from '../model.js';
+import type { SparseLayout } from './postings.js';
 
 const INITIAL_POOL = 1024;
 const INITIAL_LABELS = 64;
@@ -55,6 +56,11 @@ export class SparseStore {
       if (this.indices[s + i] !== v.indices[i] || !Object.is(this.values[s + i], v.values[i])) return false;
     }
     return true;
+  }
+
+  /** The pools and per-label tables as they are (read-only; valid until the next write). */
+  layout(): SparseLayout {
+    return { indices: this.indices, weights: this.values, start: this.start, len: this.len, extent: this.len.length };
   }
 
   /** Calls each(index, value) for the label's pairs in index order. */

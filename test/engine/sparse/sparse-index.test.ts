@@ -16,10 +16,13 @@ import { prng } from '../../helpers/prng.js';
 
 const VOCAB = 300;
 
-/** Zipf-like dimensions (low ones common), values mostly positive, some negative when asked. */
-function zipfSparse(rand: () => number, n: number, negativeShare: number): SparseValues {
+/**
+ * Zipf-like dimensions (low ones common), values mostly positive, some negative when
+ * asked; `stride` spreads the dimensions (a vocabulary of VOCAB dimensions stride apart).
+ */
+function zipfSparse(rand: () => number, n: number, negativeShare: number, stride = 1): SparseValues {
   const chosen = new Set<number>();
-  while (chosen.size < n) chosen.add(Math.floor(VOCAB * rand() ** 3));
+  while (chosen.size < n) chosen.add(Math.floor(VOCAB * rand() ** 3) * stride);
   const indices = Uint32Array.from(chosen); // unsorted on purpose
   const values = Float32Array.from(indices, () => (rand() < negativeShare ? -rand() : rand()));
   return { indices, values };
@@ -58,19 +61,27 @@ const sorted = (s: SparseValues): SparseValues => {
   return { indices: Uint32Array.from(order, (i) => s.indices[i]), values: Float32Array.from(order, (i) => s.values[i]) };
 };
 
-/** A random sequence of sets, replacements and removals with label reuse, mirrored in `live`. */
-function randomWrites(seed: number, steps: number): { index: SparseIndex; live: Map<number, Ref> } {
+/**
+ * A random sequence of sets, replacements and removals with label reuse, mirrored in
+ * `live`. `index`: continue on this one (default: a fresh index); `stride`: as zipfSparse.
+ */
+function randomWrites(
+  seed: number,
+  steps: number,
+  options: { index?: SparseIndex; live?: Map<number, Ref>; stride?: number } = {},
+): { index: SparseIndex; live: Map<number, Ref> } {
   const rand = prng(seed);
-  const index = new SparseIndex();
-  const live = new Map<number, Ref>();
+  const index = options.index ?? new SparseIndex();
+  const stride = options.stride ?? 1;
+  const live = options.live ?? new Map<number, Ref>();
   const free: number[] = [];
-  let next = 0;
-  let serial = 0;
+  let next = live.size === 0 ? 0 : Math.max(...live.keys()) + 1;
+  let serial = next;
   for (let step = 0; step < steps; step++) {
     const r = rand();
     if (r < 0.6 || live.size === 0) {
       const label = free.pop() ?? next++;
-      const sparse = zipfSparse(rand, 1 + Math.floor(rand() * 20), 0.2);
+      const sparse = zipfSparse(rand, 1 + Math.floor(rand() * 20), 0.2, stride);
       index.set(label, sorted(sparse));
       live.set(label, { label, id: `r${serial++}`, sparse, tag: Math.floor(rand() * 4) });
     } else {
@@ -79,7 +90,7 @@ function randomWrites(seed: number, steps: number): { index: SparseIndex; live: 
       if (r < 0.8) {
         // Update that replaces the sparse values (sometimes with identical ones).
         const old = live.get(label)!;
-        const sparse = rand() < 0.1 ? old.sparse : zipfSparse(rand, 1 + Math.floor(rand() * 20), 0.2);
+        const sparse = rand() < 0.1 ? old.sparse : zipfSparse(rand, 1 + Math.floor(rand() * 20), 0.2, stride);
         index.set(label, sorted(sparse));
         live.set(label, { ...old, sparse });
       } else {
@@ -105,6 +116,62 @@ describe('SparseIndex', () => {
       assert.deepEqual(index.livePostings(), fresh.livePostings(), `seed ${seed}, compacted`);
       for (const r of live.values()) assert.deepEqual(index.get(r.label), sorted(r.sparse));
     }
+  });
+
+  // A load defers the postings and bulk-builds them at its end (deferPostings,
+  // postingsReady); updates and deletes during the deferral, and writes after the build
+  // (which must make the built entries stale correctly), have to leave the same index as
+  // appending record by record. stride 100000 puts dimensions past the array-indexed
+  // build's range (postings.ts build()), so both of its ways are covered.
+  it('postings bulk-built after a deferred load equal postings appended record by record, through later writes', () => {
+    for (const stride of [1, 100_000]) {
+      for (const seed of [31, 32, 33]) {
+        const deferred = new SparseIndex();
+        deferred.deferPostings();
+        const { live } = randomWrites(seed, 2000, { index: deferred, stride });
+        const incremental = randomWrites(seed, 2000, { stride }).index;
+        assert.ok(deferred.hasWork, 'the deferred build is pending work');
+        deferred.postingsReady();
+        const built = deferred.livePostings();
+        assert.ok(built.size > (stride === 1 ? 100 : 50), `postings were built (${built.size} dimensions)`);
+        assert.deepEqual(built, incremental.livePostings(), `stride ${stride} seed ${seed}, built`);
+        // Bounds (MaxScore prunes with them) are exact over the built entries, as in an
+        // index that appended only the live records.
+        const appended = new SparseIndex();
+        for (const r of live.values()) appended.set(r.label, sorted(r.sparse));
+        assert.deepEqual(deferred.postingBounds(), appended.postingBounds(), `stride ${stride} seed ${seed}, bounds`);
+        // Writes after the build: replacements and deletes of bulk-built entries.
+        randomWrites(seed + 100, 1500, { index: deferred, live, stride });
+        const fresh = new SparseIndex();
+        for (const r of live.values()) fresh.set(r.label, sorted(r.sparse));
+        assert.deepEqual(deferred.livePostings(), fresh.livePostings(), `stride ${stride} seed ${seed}, later writes`);
+        deferred.work(Infinity);
+        assert.deepEqual(deferred.livePostings(), fresh.livePostings(), `stride ${stride} seed ${seed}, compacted`);
+        const idOf = (label: number): string => live.get(label)!.id;
+        const rand = prng(seed);
+        for (let qi = 0; qi < 20; qi++) {
+          const q = zipfSparse(rand, 1 + Math.floor(rand() * 10), qi % 2 === 0 ? 0 : 0.3, stride);
+          const got = deferred.search(prepareSparse(q), 10, idOf).map((h) => ({ id: h.id, score: h.rank }));
+          assert.deepEqual(got, bruteForce(live.values(), q, 10), `stride ${stride} seed ${seed} q${qi}`);
+        }
+      }
+    }
+  });
+
+  it('a search while the postings are deferred builds them first and answers from every record', () => {
+    const index = new SparseIndex();
+    index.deferPostings();
+    const a = sorted({ indices: Uint32Array.of(7, 2), values: Float32Array.of(1, 0.5) });
+    const b = sorted({ indices: Uint32Array.of(2), values: Float32Array.of(2) });
+    index.set(0, a);
+    index.set(1, b);
+    index.set(2, a);
+    index.remove(2);
+    index.set(1, sorted({ indices: Uint32Array.of(2, 9), values: Float32Array.of(3, 1) }));
+    const ids = ['a', 'b', 'c'];
+    const hits = index.search(prepareSparse({ indices: Uint32Array.of(2), values: Float32Array.of(1) }), 10, (l) => ids[l]);
+    assert.deepEqual(hits.map((h) => [h.id, h.rank]), [['b', 3], ['a', 0.5]]);
+    assert.equal(index.hasWork, false, 'built once, nothing stale');
   });
 
   it('search equals brute force: MaxScore and plain, queries with and without negative weights, filters, empty overlaps', () => {
