@@ -268,11 +268,12 @@ export class VectorSet {
   }
 
   /**
-   * Makes room for `records` records ahead of a load that will bring them, and defers the
+   * Makes room for `records` records (`sparsePairs` sparse pairs) ahead of a load that will bring them, and defers the
    * sparse postings to one bulk build in finishRestore() (sparse-index.ts).
    */
-  reserve(records: number): void {
+  reserve(records: number, sparsePairs = 0): void {
     this.arena.reserve(Math.max(records, this.labels.extent));
+    this.sparse.reserve(sparsePairs);
     this.sparse.deferPostings();
   }
 

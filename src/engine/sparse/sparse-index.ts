@@ -68,6 +68,11 @@ export class SparseIndex {
     if (this.records === 0) this.deferred = true;
   }
 
+  /** Makes room for `pairs` more (index, value) pairs ahead of a load. */
+  reserve(pairs: number): void {
+    this.store.reserve(pairs);
+  }
+
   /** Builds the deferred postings now; a no-op when nothing is deferred. */
   postingsReady(): void {
     if (!this.deferred) return;

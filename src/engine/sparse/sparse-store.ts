@@ -70,6 +70,11 @@ export class SparseStore {
     for (let i = 0; i < n; i++) each(this.indices[s + i], this.values[s + i]);
   }
 
+  /** Makes room for `pairs` more pairs at once (a load that knows its count: no growth while it fills). */
+  reserve(pairs: number): void {
+    if (pairs > 0) this.ensurePool(pairs, true);
+  }
+
   /** Stores sorted values under `label`, replacing what it held. */
   set(label: number, v: SparseValues): void {
     this.clear(label);
@@ -132,11 +137,13 @@ export class SparseStore {
     this.len = len;
   }
 
-  private ensurePool(extra: number): void {
+  /** `exact`: grow to exactly what is needed (a reservation), not to the next doubling. */
+  private ensurePool(extra: number, exact = false): void {
     if (this.used + extra <= this.indices.length) return;
     if (this.garbage * 2 >= this.used) this.compact();
     if (this.used + extra <= this.indices.length) return;
     let cap = this.indices.length;
+    if (exact) cap = this.used + extra;
     while (cap < this.used + extra) cap *= 2;
     const indices = new Uint32Array(cap);
     indices.set(this.indices.subarray(0, this.used));
