@@ -127,6 +127,9 @@ function measure(kind: Kind): void {
   });
   const recordsMs = best(() => void decodedRecords(dir));
   const decoded = decodedRecords(dir);
+  // As a load sizes the sparse pools (recovery.ts reserved()).
+  let pairs = 0;
+  for (const r of decoded) pairs += r.sparse?.indices.length ?? 0;
   const arena = best(() => {
     const a = new VectorArena(kind.shape.dimension);
     a.reserve(decoded.length);
@@ -138,13 +141,14 @@ function measure(kind: Kind): void {
   });
   const sparse = best(() => {
     const s = new SparseIndex();
+    s.reserve(pairs);
     s.deferPostings(); // as a load does (VectorSet.reserve)
     decoded.forEach((r, label) => s.set(label, r.sparse));
     s.postingsReady();
   });
   const engineMs = best(() => {
     const e = new EngineIndex(kind.shape);
-    e.reserve(NS, decoded.length);
+    e.reserve(NS, decoded.length, pairs);
     decoded.forEach((r, i) => e.load(NS, i + 1, r));
     e.finishRestore();
   });
