@@ -70,9 +70,11 @@ try {
   const spec = { serverless: { cloud: 'aws', region: 'us-east-1' } };
   const created = await client.json('POST', `${server.url}/indexes`, JSON.stringify({ name: 'fixed-cost', dimension: dim, metric: 'cosine', spec }));
   const host = (created.body as { host: string }).host;
-  for (let from = 0; from < n; from += 500) {
+  // ~20 bytes per JSON number: keep each body under the 2 MiB upsert limit at any dimension.
+  const batch = Math.max(1, Math.min(500, Math.floor(80_000 / dim)));
+  for (let from = 0; from < n; from += batch) {
     const vectors = [];
-    for (let i = from; i < Math.min(n, from + 500); i++) vectors.push({ id: `v${i}`, values: row(data.vectors, i) });
+    for (let i = from; i < Math.min(n, from + batch); i++) vectors.push({ id: `v${i}`, values: row(data.vectors, i) });
     await client.json('POST', `${host}/vectors/upsert`, JSON.stringify({ vectors }));
   }
   // Wait until every record is in the graph (no exact-scanned tail left).

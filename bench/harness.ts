@@ -123,6 +123,11 @@ export interface BenchResult {
   query: { unfiltered: { c1: QueryPhase; c8: QueryPhase }; filtered: FilterResult[] };
   /** Bulk import (POST /bulk/imports) of the dense records from Parquet, versus ingest.c4. */
   bulkImport: ImportPhase;
+  /**
+   * Issue 15's "one busy index does not stall the others": the dense index and the imported
+   * copy of it queried at concurrency 1 and 4 each, first alone, then both at once (absent in older reports).
+   */
+  twoIndexes?: TwoIndexPhase[];
   /** rssGrowthBytesPerRecord: server RSS growth over the sparse ingest ÷ records (store, engine values and postings, ids); absent in older reports. */
   sparse: { records: number; upsertVectorsPerSecond: number; query: QueryPhase; rssGrowthBytesPerRecord?: number };
   hybrid: {
@@ -302,6 +307,12 @@ export async function ingest(
   };
 }
 
+export interface TwoIndexPhase {
+  concurrencyPerIndex: number;
+  alone: [QueryPhase, QueryPhase];
+  together: [QueryPhase, QueryPhase];
+}
+
 interface Evaluation {
   recall: number;
   short: boolean;
@@ -333,6 +344,24 @@ async function queryPhase(
     filterViolations: evals.reduce((a, e) => a + e.violations, 0),
     stoppedEarly: load.stoppedEarly,
   };
+}
+
+/**
+ * The same queries on two indexes holding the same data: each alone, then both at once
+ * (each index's phase runs its own `concurrency` lanes; the two phases start together).
+ */
+async function twoIndexPhase(
+  client: Client,
+  hosts: [string, string],
+  concurrency: number,
+  bodies: readonly string[],
+  maxMs: number,
+  evaluate: (q: number, matches: Match[]) => Evaluation,
+): Promise<TwoIndexPhase> {
+  const a = await queryPhase(client, hosts[0], bodies, concurrency, maxMs, evaluate);
+  const b = await queryPhase(client, hosts[1], bodies, concurrency, maxMs, evaluate);
+  const together = await Promise.all(hosts.map((h) => queryPhase(client, h, bodies, concurrency, maxMs, evaluate)));
+  return { concurrencyPerIndex: concurrency, alone: [a, b], together: [together[0], together[1]] };
 }
 
 export async function createIndex(client: Client, url: string, body: Record<string, unknown>): Promise<string> {
@@ -651,6 +680,15 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       httpUpsertVectorsPerSecond: c4.phase.vectorsPerSecond,
       maxMs: 30 * 60_000,
     });
+    const twoIndexes: TwoIndexPhase[] = [];
+    for (const concurrency of [1, 4]) {
+      const two = await twoIndexPhase(client, [host, importHost], concurrency, unfilteredBodies, phaseMs, evaluator(0));
+      twoIndexes.push(two);
+      log(
+        `two indexes at c${concurrency} each: alone ${two.alone.map((p) => p.qps.toFixed(0)).join(' / ')} QPS, together ` +
+          `${two.together.map((p) => p.qps.toFixed(0)).join(' / ')} QPS`,
+      );
+    }
     await client.json('DELETE', `${server.url}/indexes/bench-import`);
     log(`bulk import: ${Math.round(bulkImport.recordsPerSecond)} records/s (${bulkImport.ratioToHttpUpsert.toFixed(2)}× HTTP upsert c4), searchable after ${bulkImport.searchableSeconds.toFixed(1)} s, peak RSS ${(bulkImport.peakRssBytes / 2 ** 20).toFixed(0)} MiB (${(bulkImport.rssBeforeBytes / 2 ** 20).toFixed(0)} MiB before)`);
 
@@ -738,6 +776,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       },
       query: { unfiltered: { c1: u1, c8: u8 }, filtered },
       bulkImport,
+      twoIndexes,
       sparse: { records: spec.sparseN, upsertVectorsPerSecond: sp.phase.vectorsPerSecond, query: sparseQuery, rssGrowthBytesPerRecord: sparseRssPerRecord },
       hybrid: { records: spec.sparseN, upsertVectorsPerSecond: hy.phase.vectorsPerSecond, indexedAfterAckSeconds: hybridIndexedAfterAckSeconds, query: hybridQuery },
       operations: { fetch10, fetch100, describeIndexStats, listPage },

@@ -146,6 +146,38 @@ export function importTable(b: ImportPhase): Table {
   };
 }
 
+function twoIndexTable(phases: NonNullable<BenchResult['twoIndexes']>): Table {
+  const names = ['bench-dense', 'bench-import (the same records)'];
+  return {
+    head: ['index', 'conc. each', 'QPS alone', 'p50 alone', 'QPS together', 'p50 together', 'together ÷ alone', 'recall together'],
+    rows: phases.flatMap((t) => [0, 1].map((i) => [
+      names[i],
+      String(t.concurrencyPerIndex),
+      f(t.alone[i].qps, 1),
+      ms(t.alone[i].latency.p50Ms),
+      f(t.together[i].qps, 1),
+      ms(t.together[i].latency.p50Ms),
+      f(t.together[i].qps / t.alone[i].qps, 2),
+      f(t.together[i].recall, 4),
+    ])),
+  };
+}
+
+function twoIndexSection(r: BenchResult): string {
+  if (!r.twoIndexes) return '';
+  return `## Two indexes queried at once
+
+The dense index and the imported copy of it (above, before it is deleted), each queried
+with the unfiltered queries at the same concurrency: first each alone, then both at the same
+time (issue 15's target: each keeps ≥ 0.8× the QPS it gets alone). At concurrency 1 an index
+alone leaves the cores partly idle; at 4 it keeps them busy, so on this 2-core machine two
+indexes together can only share what one alone already used.
+
+${markdown(twoIndexTable(r.twoIndexes))}
+
+`;
+}
+
 function opsTable(r: BenchResult): Table {
   const o = r.operations;
   const row = (name: string, l: LatencySummary): string[] => [name, String(l.count), ...latencyCells(l)];
@@ -294,7 +326,7 @@ deleted afterwards.
 
 ${markdown(importTable(r.bulkImport))}
 
-## Other operations and server responsiveness
+${twoIndexSection(r)}## Other operations and server responsiveness
 
 The server exposes no event-loop delay yet; the latency of \`GET /health\` (probed every 20 ms
 on its own connection) while the server is busy stands in for it — it is a proxy, not the

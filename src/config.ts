@@ -2,7 +2,7 @@
 // CONIFER_DATA_DIR and so on). Read once at start; everything downstream receives a Config.
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
@@ -71,6 +71,8 @@ export interface Config {
   /** Data-plane reads (query, fetch, list, stats) running at once / waiting before 429. */
   maxInflightReads: number;
   maxQueuedReads: number;
+  /** The most engine worker threads; every index is owned by one of them (src/engine/engine-client.ts). */
+  engineWorkers: number;
   /**
    * Local development mode (like Pinecone Local): any Api-Key value is accepted as the
    * default project's key. Only allowed on a loopback address.
@@ -130,6 +132,7 @@ export const SETTINGS = {
   maxQueuedWrites: ['CONIFER_MAX_QUEUED_WRITES', 'max-queued-writes'],
   maxInflightReads: ['CONIFER_MAX_INFLIGHT_READS', 'max-inflight-reads'],
   maxQueuedReads: ['CONIFER_MAX_QUEUED_READS', 'max-queued-reads'],
+  engineWorkers: ['CONIFER_ENGINE_WORKERS', 'engine-workers'],
   dev: ['CONIFER_DEV', 'dev'],
   importRoot: ['CONIFER_IMPORT_ROOT', 'import-root'],
 } as const satisfies Record<Exclude<keyof Config, 'ephemeralDataDir'>, readonly [string, string]>;
@@ -148,13 +151,14 @@ export function loadConfig(
     const value = flags[flag] ?? env[envName];
     return value === undefined || value === '' ? undefined : value;
   };
-  const int = (key: keyof typeof SETTINGS, fallback: number, min: number): number => {
+  const int = (key: keyof typeof SETTINGS, fallback: number, min: number, max?: number): number => {
     const raw = get(key);
     if (raw === undefined) return fallback;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) {
+    if (!Number.isInteger(n) || n < min || (max !== undefined && n > max)) {
       const [envName, flag] = SETTINGS[key];
-      throw new ConfigError(`${envName} (--${flag}) must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
+      const allowed = max === undefined ? `>= ${min}` : `from ${min} to ${max}`;
+      throw new ConfigError(`${envName} (--${flag}) must be an integer ${allowed}, got ${JSON.stringify(raw)}`);
     }
     return n;
   };
@@ -221,10 +225,22 @@ export function loadConfig(
     maxQueuedWrites: int('maxQueuedWrites', DEFAULT_MAX_QUEUED_WRITES, 0),
     maxInflightReads: int('maxInflightReads', DEFAULT_MAX_INFLIGHT_READS, 1),
     maxQueuedReads: int('maxQueuedReads', DEFAULT_MAX_QUEUED_READS, 0),
+    engineWorkers: int('engineWorkers', defaultEngineWorkers(), 1, MAX_ENGINE_WORKERS),
     dev,
     ephemeralDataDir,
     importRoot: importRootOf(get('importRoot')),
   };
+}
+
+const MAX_ENGINE_WORKERS = 64;
+
+/**
+ * One per core: workers start only when there are more indexes than running workers
+ * (src/engine/engine-client.ts), so a server with few indexes runs few, and indexes that
+ * are busy at once (queries, graph inserts, loads at start) each get a core.
+ */
+function defaultEngineWorkers(): number {
+  return Math.max(1, Math.min(MAX_ENGINE_WORKERS, availableParallelism()));
 }
 
 function bool(raw: string | undefined, key: keyof typeof SETTINGS): boolean {

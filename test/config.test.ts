@@ -34,3 +34,22 @@ describe('reliability settings', () => {
     assert.throws(() => loadConfig({ CONIFER_MIN_FREE_BYTES: '-1' }), /CONIFER_MIN_FREE_BYTES/);
   });
 });
+
+describe('engine workers setting', () => {
+  it('defaults to the number of cores, and is read from the environment or --engine-workers', async () => {
+    const { availableParallelism } = await import('node:os');
+    assert.equal(loadConfig({}).engineWorkers, Math.min(64, availableParallelism()));
+    assert.equal(loadConfig({ CONIFER_ENGINE_WORKERS: '3' }).engineWorkers, 3);
+    assert.equal(loadConfig({ CONIFER_ENGINE_WORKERS: '3' }, { 'engine-workers': '5' }).engineWorkers, 5);
+  });
+
+  it('refuses 0, more than 64 and non-integers, naming the setting and the range', () => {
+    for (const bad of ['0', '65', '1.5', 'two']) {
+      assert.throws(
+        () => loadConfig({ CONIFER_ENGINE_WORKERS: bad }),
+        (err: unknown) => err instanceof ConfigError && /CONIFER_ENGINE_WORKERS \(--engine-workers\) must be an integer from 1 to 64/.test(err.message),
+        bad,
+      );
+    }
+  });
+});

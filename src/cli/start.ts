@@ -76,7 +76,7 @@ async function serve(config: Config): Promise<void> {
   }
 
   let ready = false;
-  const engine = new EngineClient(log);
+  const engine = new EngineClient(log, config.engineWorkers);
   const writer = new WriterClient(engine, log);
   const registry = new IndexRegistry(config.dataDir, engine, writer, log);
   const copies = new Copies(config.dataDir, registry, log);
@@ -139,7 +139,7 @@ async function serve(config: Config): Promise<void> {
   bestEffort(log, 'resuming restores', () => restorer.resume());
   importRunner.start(); // queued and interrupted imports, now that every index is loaded
   ready = true;
-  log.info('ready');
+  log.info({ engineWorkers: engine.maxWorkers }, 'ready');
 }
 
 function bestEffort(log: { error(obj: object, msg: string): void }, what: string, step: () => void): void {

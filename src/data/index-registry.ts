@@ -230,7 +230,7 @@ export class IndexRegistry implements IndexStorage {
     this.writer.noteSeq(index.id, store.snapshotSeq());
     const started = Date.now();
     try {
-      await this.engine.open(index.id, dir, shapeOf(index), index.hostId);
+      await this.engine.open(index.id, dir, shapeOf(index), index.hostId, usableAtOnce);
     } catch (err) {
       entry.loaded = false;
       entry.failed = true;

@@ -1,111 +1,93 @@
-// The main thread's handle on the engine worker. Committed changes do not pass through
-// here: the writer thread posts them on its own port to the worker (connectWriter).
-// Reads and loads are request/response; every read carries the minSeq it must see
-// (engine-worker.ts "Read-your-writes").
+// The main thread's handle on the search engine: one or more engine workers
+// (engine-shard.ts, one EngineShard each), with every index owned by exactly one of them.
 //
-// Restart: when the worker dies (exits, or reports that an apply failed, which means its
-// structures no longer match the stores) a new worker is started, the writer thread is
-// given a port to it (onWriterPort, awaited), and only then is every open index loaded
-// again from its record store. Nothing is lost: a change the writer committed before it
-// switched ports is in the store the loads read; one committed after reaches the new
-// worker on the new port. Meanwhile requests answer 503 UNAVAILABLE with Retry-After.
-// Restarts back off (restart-backoff.ts) so a fault that recurs on
-// load cannot spin.
-import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import { unavailable } from '../errors.js';
-import { RestartBackoff } from './restart-backoff.js';
-import { engineQueryDuration, engineQueueDepth, engineUnindexedRecords, engineWorkerRestarts } from '../metrics.js';
+// Why shards and not replicas: an index's graphs, tail and columns live in the one worker
+// that applies its changes in commit order (DESIGN.md "Threads and order"), so spreading
+// whole indexes over workers keeps that rule as it is — one busy or loading index no
+// longer holds up the queries of an index on another worker, and a worker that fails takes
+// only its own indexes down while it restarts.
+//
+// Assignment: an index goes to a new worker while there are fewer than the configured
+// number (workers after the first start on demand, so a server with one index runs one;
+// the first index goes to the first worker), else to the
+// worker that owns the fewest indexes; it is decided when the index is first seen (open,
+// or a write before it) and stays for the life of the process. The
+// writer thread posts each index's committed changes on that worker's port
+// (src/data/writer/, the write request names the shard). Read-your-writes holds per index
+// exactly as with one worker (engine-worker.ts "Read-your-writes"): the index's reads and
+// its changes reach the same worker, and each read carries the index's minSeq.
+import type { MessagePort } from 'node:worker_threads';
+import { EngineShard, type EngineLog } from './engine-shard.js';
 import type { FilterNode } from './filter.js';
 import type { IndexShape } from './model.js';
-import type {
-  EngineCall,
-  EngineMessage,
-  EngineQuery,
-  EngineReply,
-  EngineRequest,
-  QueryAnswer,
-} from './protocol.js';
+import type { EngineQuery, QueryAnswer } from './protocol.js';
 
-const RETRY_AFTER_SECONDS = 1;
-/** Longest a clean shutdown waits for the graph snapshots. */
-const FLUSH_TIMEOUT_MS = 20_000;
-
-const restarting = (): Error => unavailable('The search engine is restarting; retry shortly.', RETRY_AFTER_SECONDS);
-
-type Pending = { settle: (reply: EngineReply) => void; fail: (err: Error) => void; call: EngineCall };
-
-export interface EngineLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
-/** Distributes Omit over the call union so each variant keeps its own fields. */
-type WithoutReqId<T> = T extends unknown ? Omit<T, 'reqId'> : never;
-
-interface OpenIndex {
-  dir: string;
-  shape: IndexShape;
-  /** The index's name, for metric labels and logs. */
-  name: string;
-}
+export type { EngineLog } from './engine-shard.js';
 
 export class EngineClient {
-  private worker: Worker;
-  private readonly pending = new Map<number, Pending>();
-  private readonly opened = new Map<string, OpenIndex>();
-  private nextReqId = 1;
-  private stopped = false;
-  /** Set between a worker's death and its replacement's start. */
-  private down = false;
-  private readonly backoff = new RestartBackoff();
-  /** Workers that have exited (one may die while the writer is handed its port). */
-  private readonly exited = new WeakSet<Worker>();
+  private readonly shards: EngineShard[] = [];
+  private readonly shardOfIndex = new Map<string, number>();
+  /** The most engine worker threads (CONIFER_ENGINE_WORKERS), at least 1. */
+  readonly maxWorkers: number;
 
-  constructor(private readonly log: EngineLog) {
-    this.worker = this.spawn();
+  constructor(
+    private readonly log: EngineLog,
+    maxWorkers = 1,
+  ) {
+    this.maxWorkers = Math.max(1, Math.floor(maxWorkers));
+    // The first worker starts at once, so the first index is served by a warm worker (a
+    // worker's start, loading its modules and native addons, takes a few hundred ms).
+    this.startShard();
   }
 
-  /** Loads an index; resolves when it is searchable (survives worker restarts). */
-  open(indexId: string, dir: string, shape: IndexShape, name = indexId): Promise<void> {
-    this.opened.set(indexId, { dir, shape, name });
-    return this.call({ op: 'open', indexId, dir, shape }, (r) => (r.op === 'open' ? r.result : undefined)).then(() => undefined);
+  /** How many engine workers have started (the writer thread holds one port to each). */
+  get workers(): number {
+    return this.shards.length;
+  }
+
+  /** The worker that owns the index; assigns one on first use (see the top of this file). */
+  shardOf(indexId: string): number {
+    let shard = this.shardOfIndex.get(indexId);
+    if (shard === undefined) {
+      const idle = this.leastLoaded();
+      const owned = [...this.shardOfIndex.values()].filter((s) => s === idle).length;
+      shard = owned > 0 && this.shards.length < this.maxWorkers ? this.startShard() : idle;
+      this.shardOfIndex.set(indexId, shard);
+    }
+    return shard;
+  }
+
+  /** Loads an index; resolves when it is searchable (survives worker restarts). `fresh`: protocol.ts `open`. */
+  open(indexId: string, dir: string, shape: IndexShape, name = indexId, fresh = false): Promise<void> {
+    return this.shardFor(indexId).open(indexId, dir, shape, name, fresh);
   }
 
   async close(indexId: string): Promise<void> {
-    const entry = this.opened.get(indexId);
-    this.opened.delete(indexId);
-    if (entry) engineUnindexedRecords.remove({ index: entry.name });
-    if (this.down) return; // the next worker will not load it
-    await this.call({ op: 'close', indexId }, (r) => (r.op === 'close' ? r.result : undefined));
+    const shard = this.shardOfIndex.get(indexId);
+    if (shard === undefined) return;
+    await this.shards[shard].close(indexId);
+    this.shardOfIndex.delete(indexId);
+  }
+
+  /** A new port to worker `shard`, for the writer thread to post that worker's indexes' changes on. */
+  connectWriter(shard: number): MessagePort {
+    return this.shards[shard].connectWriter();
   }
 
   /**
-   * A new port to the current worker, for the writer thread to post its committed changes
-   * on (protocol.ts WriterToEngine). The worker drops the previous writer port.
+   * Set by the writer's owner: hands a started or restarted worker's port to the writer
+   * thread (posted synchronously) and resolves once the writer posts on it (engine-shard.ts,
+   * the restart note).
    */
-  connectWriter(): MessagePort {
-    const { port1, port2 } = new MessageChannel();
-    this.worker.postMessage({ op: 'connect-writer', port: port1 } satisfies EngineRequest, [port1]);
-    return port2;
-  }
-
-  /**
-   * Set by the writer's owner: hands a restarted worker's port to the writer thread and
-   * resolves once the writer posts on it (see the restart note at the top).
-   */
-  onWriterPort: ((port: MessagePort) => Promise<void>) | undefined;
+  onWriterPort: ((shard: number, port: MessagePort) => Promise<void>) | undefined;
 
   /** `minSeq`: the highest acknowledged seq of the index (engine-worker.ts "Read-your-writes"). */
-  async query(indexId: string, query: EngineQuery, minSeq: number): Promise<QueryAnswer> {
-    const started = performance.now();
-    const result = await this.call({ op: 'query', indexId, query, minSeq }, (r) => (r.op === 'query' ? r.result : undefined));
-    engineQueryDuration.observe((performance.now() - started) / 1000);
-    return result;
+  query(indexId: string, query: EngineQuery, minSeq: number): Promise<QueryAnswer> {
+    return this.shardFor(indexId).query(indexId, query, minSeq);
   }
 
   count(indexId: string, filter: FilterNode, minSeq: number): Promise<Record<string, number>> {
-    return this.call({ op: 'count', indexId, filter, minSeq }, (r) => (r.op === 'count' ? r.result : undefined));
+    return this.shardFor(indexId).count(indexId, filter, minSeq);
   }
 
   /** Ids matching `filter` in a namespace (protocol.ts `ids`). */
@@ -116,158 +98,55 @@ export class EngineClient {
     minSeq: number,
     page?: { after?: string; limit: number },
   ): Promise<string[]> {
-    return this.call({ op: 'ids', indexId, namespace, filter, page, minSeq }, (r) => (r.op === 'ids' ? r.result : undefined));
+    return this.shardFor(indexId).ids(indexId, namespace, filter, minSeq, page);
   }
 
-  /** False while the worker restarts or any index is still loading (GET /ready). */
+  /** False while any worker restarts or any index is still loading (GET /ready). */
   get searchable(): boolean {
-    if (this.down) return false;
-    for (const p of this.pending.values()) if (p.call.op === 'open') return false;
-    return true;
+    return this.shards.every((s) => s.searchable);
   }
 
   /** Callback for "a snapshot holding every change up to seq is durable". */
-  onSnapshot: ((indexId: string, seq: number) => void) | undefined;
+  set onSnapshot(callback: ((indexId: string, seq: number) => void) | undefined) {
+    for (const shard of this.shards) shard.onSnapshot = callback;
+  }
 
-  /** Writes the snapshots (bounded by FLUSH_TIMEOUT_MS), then stops the worker. */
+  /** Writes every worker's snapshots (each bounded), then stops the workers. */
   async stop(): Promise<void> {
-    if (!this.down && !this.stopped) {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, FLUSH_TIMEOUT_MS);
-      });
-      const flushed = this.call({ op: 'flush', reason: 'shutdown' }, (r) => (r.op === 'flush' ? r.result : undefined)).then(
-        () => undefined,
-        (err: unknown) => this.log.error({ err }, 'writing graph snapshots at shutdown failed; the next start rebuilds them'),
-      );
-      await Promise.race([flushed, timeout]);
-      clearTimeout(timer);
-    }
-    this.stopped = true;
-    await this.worker.terminate();
+    await Promise.all(this.shards.map((s) => s.stop()));
+  }
+
+  private shardFor(indexId: string): EngineShard {
+    return this.shards[this.shardOf(indexId)];
+  }
+
+  private leastLoaded(): number {
+    const owned = this.shards.map(() => 0);
+    for (const s of this.shardOfIndex.values()) owned[s]++;
+    return owned.indexOf(Math.min(...owned));
   }
 
   /**
-   * Posts a call; `pick` takes the result out of the reply to this op (undefined when the
-   * reply is for another op, which would be a protocol bug).
+   * Starts worker number `shards.length` and hands the writer thread a port to it before
+   * returning: the hand-over is posted to the writer synchronously, so it reaches the
+   * writer before any write of an index assigned to this worker.
    */
-  private call<T>(
-    msg: WithoutReqId<EngineCall>,
-    pick: (reply: EngineReply & { type: 'reply' }) => T | undefined,
-  ): Promise<T> {
-    return new Promise((resolve, reject) => {
-      if (this.stopped) return reject(new Error('engine stopped'));
-      if (this.down && msg.op !== 'open') return reject(restarting());
-      const reqId = this.nextReqId++;
-      const call = { ...msg, reqId } satisfies EngineCall;
-      const settle = (reply: EngineReply): void => {
-        if (reply.type === 'error') {
-          reject(reply.retryable ? unavailable(`Search is not available yet: ${reply.error}.`, RETRY_AFTER_SECONDS) : new Error(reply.error));
-          return;
-        }
-        const result = pick(reply);
-        if (result === undefined) reject(new Error(`engine protocol: a ${msg.op} call was answered as ${reply.op}`));
-        else resolve(result);
-      };
-      this.pending.set(reqId, { settle, fail: reject, call });
-      engineQueueDepth.set(this.pending.size);
-      if (!this.down) this.worker.postMessage(call);
-    });
+  private startShard(): number {
+    const i = this.shards.length;
+    const shard = new EngineShard(this.maxWorkers === 1 ? this.log : shardLog(this.log, i));
+    shard.onWriterPort = (port) => this.onWriterPort?.(i, port) ?? Promise.resolve();
+    this.shards.push(shard);
+    // No writer yet (the first worker, started in the constructor): the writer thread
+    // connects to every started worker when it starts.
+    if (this.onWriterPort) void this.onWriterPort(i, shard.connectWriter());
+    return i;
   }
+}
 
-  private spawn(): Worker {
-    const worker = new Worker(new URL('./worker/engine-worker.js', import.meta.url));
-    worker.on('message', (msg: EngineMessage) => this.onMessage(worker, msg));
-    worker.on('error', (err) => this.onDeath(worker, err));
-    worker.on('exit', (code) => {
-      this.exited.add(worker);
-      this.onDeath(worker, new Error(`engine worker exited with code ${code}`));
-    });
-    this.backoff.started();
-    return worker;
-  }
-
-  private onMessage(from: Worker, msg: EngineMessage): void {
-    if (from !== this.worker) return; // a late message from a worker being replaced
-    switch (msg.type) {
-      case 'reply':
-      case 'error': {
-        const pending = this.pending.get(msg.reqId);
-        if (!pending) return;
-        this.pending.delete(msg.reqId);
-        engineQueueDepth.set(this.pending.size);
-        pending.settle(msg);
-        return;
-      }
-      case 'status':
-        for (const [indexId, n] of Object.entries(msg.unindexed)) {
-          const entry = this.opened.get(indexId);
-          if (entry) engineUnindexedRecords.set({ index: entry.name }, n);
-        }
-        return;
-      case 'snapshot':
-        this.onSnapshot?.(msg.indexId, msg.seq);
-        return;
-      case 'log':
-        this.log[msg.level](msg.fields, msg.msg);
-        return;
-      case 'fatal':
-        this.onDeath(from, new Error(`engine failed to apply changes: ${msg.error}`));
-        return;
-    }
-  }
-
-  private onDeath(worker: Worker, err: Error): void {
-    if (worker !== this.worker || this.down || this.stopped) return;
-    this.down = true;
-    void worker.terminate();
-    engineWorkerRestarts.inc();
-    const delay = this.backoff.next();
-    this.log.error({ err, restartInMs: delay, indexes: this.opened.size }, 'engine worker failed; restarting it and reloading every index');
-    // Every request in flight fails with 503, except loads: they are posted again below.
-    for (const [reqId, p] of this.pending) {
-      if (p.call.op === 'open') continue;
-      this.pending.delete(reqId);
-      p.fail(restarting());
-    }
-    engineQueueDepth.set(this.pending.size);
-    this.scheduleRestart(delay);
-  }
-
-  private scheduleRestart(delay: number): void {
-    setTimeout(() => void this.restart(), delay).unref();
-  }
-
-  private async restart(): Promise<void> {
-    if (this.stopped) return;
-    const worker = this.spawn();
-    this.worker = worker;
-    // Still `down`: no read is posted before the loads below (it would find no index).
-    try {
-      await this.onWriterPort?.(this.connectWriter());
-    } catch (err) {
-      this.log.error({ err }, 'handing the restarted engine worker to the writer thread failed');
-    }
-    if (this.stopped) return;
-    if (this.exited.has(worker)) {
-      // It died meanwhile; onDeath ignored it while `down`, so start the next one here.
-      this.scheduleRestart(this.backoff.next());
-      return;
-    }
-    this.down = false;
-    const reloading = new Set<string>();
-    for (const p of this.pending.values()) {
-      if (p.call.op === 'open') {
-        reloading.add(p.call.indexId);
-        this.worker.postMessage(p.call);
-      }
-    }
-    for (const [indexId, { dir, shape, name }] of this.opened) {
-      if (reloading.has(indexId)) continue;
-      this.call({ op: 'open', indexId, dir, shape }, (r) => (r.op === 'open' ? r.result : undefined)).then(
-        () => this.log.info({ index: name }, 'engine reloaded index after restart'),
-        (err: unknown) => this.log.error({ err, index: name }, 'reloading index after an engine restart failed'),
-      );
-    }
-  }
+function shardLog(log: EngineLog, shard: number): EngineLog {
+  return {
+    info: (obj, msg) => log.info({ engineWorker: shard, ...obj }, msg),
+    warn: (obj, msg) => log.warn({ engineWorker: shard, ...obj }, msg),
+    error: (obj, msg) => log.error({ engineWorker: shard, ...obj }, msg),
+  };
 }

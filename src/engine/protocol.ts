@@ -41,7 +41,12 @@ export interface QueryAnswer {
 /** Each request/response call: its arguments and the result it is answered with. */
 export interface EngineCalls {
   /** Load an index's records from its store directory; answered when searchable. */
-  open: { args: { indexId: string; dir: string; shape: IndexShape }; result: null };
+  /**
+   * `fresh`: the index was just created, so it must be searchable once this message is
+   * handled (decision 10) — its load runs to the end at once instead of in slices. What it
+   * loads is only what was written since its creation (a new worker may start after that).
+   */
+  open: { args: { indexId: string; dir: string; shape: IndexShape; fresh?: boolean }; result: null };
   close: { args: { indexId: string }; result: null };
   /**
    * `minSeq`: the highest seq acknowledged to any client for this index when the read

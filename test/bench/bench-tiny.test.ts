@@ -60,6 +60,11 @@ test('the tiny benchmark runs end to end and reports every figure', { timeout: 3
     assert.equal(r.hybrid.query.recall, 1);
     assert.equal(r.references.bruteForce.recall, 1);
     assert.equal(r.restart.recordsAfterRestart, r.data.records);
+    assert.deepEqual(r.twoIndexes?.map((t) => t.concurrencyPerIndex), [1, 4], 'the two-index phases ran');
+    for (const p of (r.twoIndexes ?? []).flatMap((t) => [...t.alone, ...t.together])) {
+      assert.equal(p.recall, 1, 'both indexes hold the same records, so both answer exactly');
+      assert.equal(p.queries, r.data.queries);
+    }
     assert.ok(r.references.httpEcho.count > 0 && r.references.httpEcho.p50Ms > 0);
     assert.ok(r.restart.rebuild.firstCorrectQueryMs > 0, 'the restart without snapshots answers correctly');
     assert.ok(r.ingest.duringIndexing.queries >= 0 && r.ingest.duringIndexing.shortAnswers === 0);

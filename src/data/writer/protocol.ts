@@ -40,16 +40,17 @@ export type Write = { [K in WriteOp]: { op: K } & WriteCalls[K]['args'] }[WriteO
 export type WriteResult = WriteCalls[WriteOp]['result'];
 
 export interface WriterData {
-  /** The port to the engine worker on which committed changes are posted. */
-  enginePort: MessagePort;
+  /** One port per engine worker (engine-client.ts), on which its indexes' committed changes are posted. */
+  enginePorts: MessagePort[];
 }
 
 export type WriterRequest =
-  | { type: 'write'; reqId: number; index: IndexRow; dir: string; write: Write }
+  /** `shard`: the engine worker that owns the index (EngineClient.shardOf). */
+  | { type: 'write'; reqId: number; index: IndexRow; dir: string; shard: number; write: Write }
   /** Close the index's write connection (the index is being deleted). */
   | { type: 'close'; reqId: number; indexId: string }
-  /** Post changes on this port from now on (the engine worker was restarted). */
-  | { type: 'engine-port'; reqId: number; port: MessagePort }
+  /** Post worker `shard`'s changes on this port from now on (that engine worker was restarted). */
+  | { type: 'engine-port'; reqId: number; shard: number; port: MessagePort }
   /** Close every write connection and answer: the thread is idle and may be terminated. */
   | { type: 'stop'; reqId: number };
 

@@ -50,7 +50,7 @@ export class WriterClient {
     private readonly engine: EngineClient,
     private readonly log: WriterLog,
   ) {
-    engine.onWriterPort = (port) => this.handOver(port);
+    engine.onWriterPort = (shard, port) => this.handOver(shard, port);
     this.worker = this.spawn();
   }
 
@@ -93,7 +93,7 @@ export class WriterClient {
           resolve({ seq: reply.seq, result: reply.result as WriteCalls[W['op']]['result'] });
         },
       });
-      this.post({ type: 'write', reqId, index, dir, write }, transfer);
+      this.post({ type: 'write', reqId, index, dir, shard: this.engine.shardOf(index.id), write }, transfer);
     });
   }
 
@@ -122,8 +122,8 @@ export class WriterClient {
     await this.worker.terminate();
   }
 
-  /** The engine worker restarted: post changes to the new one from now on. */
-  private async handOver(port: MessagePort): Promise<void> {
+  /** Engine worker `shard` restarted: post its indexes' changes to the new one from now on. */
+  private async handOver(shard: number, port: MessagePort): Promise<void> {
     if (this.down || this.stopped) {
       // No thread to take it; the next writer thread connects to the engine itself.
       port.close();
@@ -136,7 +136,7 @@ export class WriterClient {
         resolve();
       }, HANDOVER_TIMEOUT_MS);
     });
-    await Promise.race([this.control({ type: 'engine-port', reqId: 0, port }, [port]), timeout]);
+    await Promise.race([this.control({ type: 'engine-port', reqId: 0, shard, port }, [port]), timeout]);
     clearTimeout(timer);
   }
 
@@ -153,9 +153,9 @@ export class WriterClient {
   }
 
   private spawn(): Worker {
-    const enginePort = this.engine.connectWriter();
-    const workerData: WriterData = { enginePort };
-    const worker = new Worker(new URL('./writer-worker.js', import.meta.url), { workerData, transferList: [enginePort] });
+    const enginePorts = Array.from({ length: this.engine.workers }, (_, shard) => this.engine.connectWriter(shard));
+    const workerData: WriterData = { enginePorts };
+    const worker = new Worker(new URL('./writer-worker.js', import.meta.url), { workerData, transferList: enginePorts });
     worker.on('message', (msg: WriterReply) => this.onMessage(worker, msg));
     worker.on('error', (err) => this.onDeath(worker, err));
     worker.on('exit', (code) => this.onDeath(worker, new Error(`writer thread exited with code ${code}`)));

@@ -25,9 +25,10 @@ if (!parentPort) throw new Error('writer-worker must run as a worker thread');
 const main = parentPort;
 const reply = (msg: WriterReply): void => main.postMessage(msg);
 
-let engine: MessagePort = (workerData as WriterData).enginePort;
-// First on every new port: the engine applies what a previous writer committed but never posted.
-engine.postMessage({ op: 'catch-up' } satisfies WriterToEngine);
+// engines[i]: the port to engine worker i. The first message on every new port is
+// 'catch-up': that worker applies what a previous writer committed but never posted.
+const engines: (MessagePort | undefined)[] = (workerData as WriterData).enginePorts;
+for (const port of engines) port?.postMessage({ op: 'catch-up' } satisfies WriterToEngine);
 
 const stores = new Map<string, RecordStore>();
 const faults = faultInjectionEnabled();
@@ -52,6 +53,12 @@ function failure(err: unknown): WriteFailure {
 main.on('message', (msg: WriterRequest) => {
   switch (msg.type) {
     case 'write': {
+      const engine = engines[msg.shard];
+      if (!engine) {
+        // Never committed: a change with no engine port to go to would be invisible until a restart.
+        reply({ type: 'failed', reqId: msg.reqId, error: { api: false, message: `writer protocol: no port to engine worker ${msg.shard}` } });
+        return;
+      }
       let seq: number;
       let committed;
       try {
@@ -83,9 +90,9 @@ main.on('message', (msg: WriterRequest) => {
       reply({ type: 'done', reqId: msg.reqId });
       return;
     case 'engine-port':
-      engine.close();
-      engine = msg.port;
-      engine.postMessage({ op: 'catch-up' } satisfies WriterToEngine);
+      engines[msg.shard]?.close(); // none yet: a worker started on demand
+      engines[msg.shard] = msg.port;
+      msg.port.postMessage({ op: 'catch-up' } satisfies WriterToEngine);
       reply({ type: 'done', reqId: msg.reqId });
       return;
   }

@@ -147,9 +147,10 @@ function open(msg: Extract<EngineCall, { op: 'open' }>): void {
     lastSnapshotAt: snapshotSeq !== undefined ? performance.now() : -Infinity,
     lastProgressLog: performance.now(),
   });
-  // One slice at once: a small index is then searchable as soon as its open is handled.
+  // One slice at once: a small index is then searchable as soon as its open is handled; a
+  // fresh one (just created) must be, whatever was written to it before this message came.
   const slot = indexes.get(msg.indexId);
-  if (slot) loadStep(msg.indexId, slot, performance.now() + SLICE_MS);
+  if (slot) loadStep(msg.indexId, slot, msg.fresh === true ? Infinity : performance.now() + SLICE_MS);
   schedule();
 }
 

@@ -31,12 +31,14 @@ async function matching(server: TestServer, host: string, filter: Record<string,
   return { ids: (res.body.matches as { id: string }[]).map((m) => m.id).sort(), lsn: lsn(res, READ_LSN) };
 }
 
-describe('data plane: writes on the writer thread', () => {
+// With two engine workers the two indexes are owned by different workers (the writer
+// thread posts each index's changes on its own worker's port).
+for (const workers of ['1', '2']) describe(`data plane: writes on the writer thread, ${workers} engine worker(s)`, () => {
   let server: TestServer;
   let hosts: string[];
 
   before(async () => {
-    server = await startServer();
+    server = await startServer({ env: { CONIFER_ENGINE_WORKERS: workers } });
     hosts = [await createIndex(server, denseIndex('writer-a', DIM)), await createIndex(server, denseIndex('writer-b', DIM))];
   });
 
@@ -160,6 +162,8 @@ describe('data plane: the writer thread fails', () => {
     server = await startServer({ env: { CONIFER_FAULT_INJECTION: '1' } });
     const host = await createIndex(server, denseIndex('writer-crash', DIM));
     await upsert(server, host, [{ id: 'before', values: vectorOf(1), metadata: { key: 'before' } }]);
+    // The engine has loaded the index (so what follows reaches it through the writer, not a load).
+    assert.deepEqual((await matching(server, host, { key: 'before' })).ids, ['before']);
     // The writer thread commits this batch, then dies before it posts it to the engine or answers.
     const crashed = await dp(server, host, 'POST', '/vectors/upsert', {
       body: { vectors: [{ id: FAULT_WRITER_CRASH_ID, values: vectorOf(2), metadata: { key: 'crash' } }, { id: 'with-crash', values: vectorOf(3), metadata: { key: 'crash' } }] },
