@@ -1,6 +1,7 @@
 // Sparse search structures of one namespace: the compact per-label values
 // (sparse-store.ts) and the inverted index over them (postings.ts), kept in step by
-// set()/remove(), which VectorSet calls under the engine's ordered change stream.
+// set()/remove(), which VectorSet calls under the engine's ordered change stream — except
+// during a load, when the postings are built in one pass at its end (deferPostings()).
 //
 // Scoring rule (Pinecone's, and the exact scan's): a record's sparse score is
 // Σ qᵢ·dᵢ over the dimensions it shares with the query; a sparse-only query returns only
