@@ -22,6 +22,7 @@ import {
 } from './data.js';
 import { Client, runLoad } from './http.js';
 import { memoryOf, startServer, type ServerProcess } from './server-process.js';
+import { startProbe, type Probe } from './probe.js';
 import { runBruteForce, runExactFiltered, runHnsw, runHnswFiltered, type BruteResult, type FilteredHnswPoint, type HnswPoint, type HnswResult } from './references.js';
 import { recallAtK, summarize, mean, type LatencySummary } from './stats.js';
 import { denseTruth, dot, sparseDot, sparseTruth, truthOf, FILTERS, type DenseTruth } from './truth.js';
@@ -208,27 +209,8 @@ function sparseJson(s: Sparse): { indices: number[]; values: number[] } {
   return { indices: Array.from(s.indices), values: Array.from(s.values) };
 }
 
-/** Health probe: GET /health every 20 ms on its own connection until stopped. */
-function startProbe(url: string, apiKey: string): { stop: () => Promise<number[]> } {
-  const client = new Client(apiKey, 1, 30_000);
-  const latencies: number[] = [];
-  let running = true;
-  const loop = (async (): Promise<void> => {
-    while (running && latencies.length < 100_000) {
-      const r = await client.request('GET', `${url}/health`);
-      latencies.push(r.ms);
-      await new Promise((res) => setTimeout(res, 20));
-    }
-  })();
-  return {
-    stop: async () => {
-      running = false;
-      await loop;
-      client.close();
-      return latencies;
-    },
-  };
-}
+/** Health probe: GET /health every 20 ms on its own thread and connection until stopped (probe.ts). */
+const startHealthProbe = (url: string, apiKey: string): Probe => startProbe({ method: 'GET', url: `${url}/health`, apiKey, intervalMs: 20 });
 
 /**
  * Upserts records [0, total) in the largest batches the limits allow (≤ 1000 vectors,
@@ -541,7 +523,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     };
     // Ingest: the first ~30 % at concurrency 1, the rest at concurrency 4.
     const encodeDense = (i: number): string => JSON.stringify({ id: id(i), values: arr(data.vectors, i, data.dim), metadata: metadataOf(data, i) });
-    const probe = startProbe(server.url, apiKey);
+    const probe = startHealthProbe(server.url, apiKey);
     const ingestStart = performance.now();
     const c1 = await ingest(client, host, encodeDense, 0, Math.ceil(data.n * 0.3), 1, phaseMs * 2, false);
     const c4 = await ingest(client, host, encodeDense, c1.next, data.n, 4, 30 * 60_000, true);
@@ -590,7 +572,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     await queryPhase(client, host, unfilteredBodies.slice(0, 20), 1, phaseMs, evaluator(0)); // warm-up
     const httpEcho = await measureEcho(unfilteredBodies, Math.min(2000, unfilteredBodies.length * 4));
     log(`bare node:http round trip (same client, same bodies): p50 ${httpEcho.p50Ms.toFixed(3)} ms`);
-    const queryProbe = startProbe(server.url, apiKey);
+    const queryProbe = startHealthProbe(server.url, apiKey);
     const u1 = await queryPhase(client, host, unfilteredBodies, 1, phaseMs, evaluator(0));
     const u8 = await queryPhase(client, host, unfilteredBodies, 8, phaseMs, evaluator(0));
     log(`query: c1 ${u1.qps.toFixed(1)} QPS p50 ${u1.latency.p50Ms.toFixed(2)} ms recall ${u1.recall.toFixed(4)}; c8 ${u8.qps.toFixed(1)} QPS p50 ${u8.latency.p50Ms.toFixed(2)} ms`);

@@ -23,6 +23,9 @@ import {
   DEFAULT_MAX_CONNECTIONS,
 } from './limits.js';
 
+/** Nice steps the writer thread and the engine worker run below the HTTP thread (thread-priority.ts). */
+const DEFAULT_BACKGROUND_NICE = 10;
+
 export interface CloudRegion {
   cloud: string;
   region: string;
@@ -73,6 +76,11 @@ export interface Config {
   maxQueuedReads: number;
   /** The most engine worker threads; every index is owned by one of them (src/engine/engine-client.ts). */
   engineWorkers: number;
+  /**
+   * How much lower (in nice steps, 0-19; 0 = the same) the writer thread and the engine
+   * worker run than the HTTP thread (src/engine/thread-priority.ts; Linux only).
+   */
+  backgroundNice: number;
   /**
    * Local development mode (like Pinecone Local): any Api-Key value is accepted as the
    * default project's key. Only allowed on a loopback address.
@@ -132,6 +140,7 @@ export const SETTINGS = {
   maxQueuedWrites: ['CONIFER_MAX_QUEUED_WRITES', 'max-queued-writes'],
   maxInflightReads: ['CONIFER_MAX_INFLIGHT_READS', 'max-inflight-reads'],
   maxQueuedReads: ['CONIFER_MAX_QUEUED_READS', 'max-queued-reads'],
+  backgroundNice: ['CONIFER_BACKGROUND_NICE', 'background-nice'],
   engineWorkers: ['CONIFER_ENGINE_WORKERS', 'engine-workers'],
   dev: ['CONIFER_DEV', 'dev'],
   importRoot: ['CONIFER_IMPORT_ROOT', 'import-root'],
@@ -225,6 +234,7 @@ export function loadConfig(
     maxQueuedWrites: int('maxQueuedWrites', DEFAULT_MAX_QUEUED_WRITES, 0),
     maxInflightReads: int('maxInflightReads', DEFAULT_MAX_INFLIGHT_READS, 1),
     maxQueuedReads: int('maxQueuedReads', DEFAULT_MAX_QUEUED_READS, 0),
+    backgroundNice: int('backgroundNice', DEFAULT_BACKGROUND_NICE, 0, 19),
     engineWorkers: int('engineWorkers', defaultEngineWorkers(), 1, MAX_ENGINE_WORKERS),
     dev,
     ephemeralDataDir,

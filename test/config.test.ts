@@ -35,6 +35,21 @@ describe('reliability settings', () => {
   });
 });
 
+describe('background nice', () => {
+  it('defaults to 10, is read from the environment or flag, and accepts only 0-19', () => {
+    assert.equal(loadConfig({}).backgroundNice, 10);
+    assert.equal(loadConfig({ CONIFER_BACKGROUND_NICE: '0' }).backgroundNice, 0);
+    assert.equal(loadConfig({ CONIFER_BACKGROUND_NICE: '3' }, { 'background-nice': '19' }).backgroundNice, 19);
+    for (const bad of ['20', '-1', '2.5']) {
+      assert.throws(
+        () => loadConfig({ CONIFER_BACKGROUND_NICE: bad }),
+        (err: unknown) => err instanceof ConfigError && err.message === `CONIFER_BACKGROUND_NICE (--background-nice) must be an integer from 0 to 19, got "${bad}"`,
+        bad,
+      );
+    }
+  });
+});
+
 describe('engine workers setting', () => {
   it('defaults to the number of cores, and is read from the environment or --engine-workers', async () => {
     const { availableParallelism } = await import('node:os');

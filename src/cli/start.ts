@@ -76,8 +76,8 @@ async function serve(config: Config): Promise<void> {
   }
 
   let ready = false;
-  const engine = new EngineClient(log, config.engineWorkers);
-  const writer = new WriterClient(engine, log);
+  const engine = new EngineClient(log, config.engineWorkers, config.backgroundNice);
+  const writer = new WriterClient(engine, log, config.backgroundNice);
   const registry = new IndexRegistry(config.dataDir, engine, writer, log);
   const copies = new Copies(config.dataDir, registry, log);
   const runner = new JobRunner(

@@ -87,10 +87,11 @@ export class VectorService {
   }
 
   /**
-   * The raw bytes of an upsert body: parsed, validated and stored on the writer thread
-   * (upsertInput there, the same rules). The buffer is transferred. Null: no body.
+   * The raw bytes of an upsert body, as the chunks received, in order: parsed, validated
+   * and stored on the writer thread (upsertInput there, the same rules). The buffers are
+   * transferred. Null: no body.
    */
-  async upsert(index: IndexRow, body: Uint8Array | null): Promise<{ upsertedCount: number; lsn: number }> {
+  async upsert(index: IndexRow, body: readonly Uint8Array[] | null): Promise<{ upsertedCount: number; lsn: number }> {
     const { result, lsn } = await this.writes.upsertBody(index, body);
     return { upsertedCount: result, lsn };
   }

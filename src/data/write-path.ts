@@ -22,13 +22,13 @@ export class WritePath {
   constructor(private readonly registry: IndexRegistry) {}
 
   /**
-   * An upsert's body bytes (null: no body), parsed and validated on the writer thread;
-   * the buffer is transferred (unusable here afterwards).
+   * An upsert's body bytes as the chunks received, in order (null: no body), parsed and
+   * validated on the writer thread; the buffers are transferred (unusable here afterwards).
    */
-  upsertBody(index: IndexRow, body: Uint8Array | null): Promise<Written<number>> {
+  upsertBody(index: IndexRow, body: readonly Uint8Array[] | null): Promise<Written<number>> {
     if (body === null) return this.send(index, { op: 'upsert', body });
-    const owned = ownBuffer(body);
-    return this.send(index, { op: 'upsert', body: owned }, [owned.buffer as ArrayBuffer]);
+    const owned = body.map(ownBuffer);
+    return this.send(index, { op: 'upsert', body: owned }, owned.map((b) => b.buffer as ArrayBuffer));
   }
 
   upsertRecords(index: IndexRow, ns: string, records: StoredRecord[]): Promise<Written<number>> {

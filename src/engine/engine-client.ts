@@ -30,9 +30,11 @@ export class EngineClient {
   /** The most engine worker threads (CONIFER_ENGINE_WORKERS), at least 1. */
   readonly maxWorkers: number;
 
+  /** `backgroundNice`: nice steps the workers run below this thread (thread-priority.ts; 0: the same). */
   constructor(
     private readonly log: EngineLog,
     maxWorkers = 1,
+    private readonly backgroundNice = 0,
   ) {
     this.maxWorkers = Math.max(1, Math.floor(maxWorkers));
     // The first worker starts at once, so the first index is served by a warm worker (a
@@ -133,7 +135,7 @@ export class EngineClient {
    */
   private startShard(): number {
     const i = this.shards.length;
-    const shard = new EngineShard(this.maxWorkers === 1 ? this.log : shardLog(this.log, i));
+    const shard = new EngineShard(this.maxWorkers === 1 ? this.log : shardLog(this.log, i), this.backgroundNice);
     shard.onWriterPort = (port) => this.onWriterPort?.(i, port) ?? Promise.resolve();
     this.shards.push(shard);
     // No writer yet (the first worker, started in the constructor): the writer thread

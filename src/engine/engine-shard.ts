@@ -19,6 +19,7 @@ import { engineQueryDuration, engineQueueDepth, engineUnindexedRecords, engineWo
 import type { FilterNode } from './filter.js';
 import type { IndexShape } from './model.js';
 import type {
+  EngineWorkerData,
   EngineCall,
   EngineMessage,
   EngineQuery,
@@ -63,8 +64,14 @@ export class EngineShard {
   /** Workers that have exited (one may die while the writer is handed its port). */
   private readonly exited = new WeakSet<Worker>();
 
-  /** `log` already names the shard (a pino child), so every line says which worker. */
-  constructor(private readonly log: EngineLog) {
+  /**
+   * `log` already names the shard (a pino child), so every line says which worker.
+   * `backgroundNice`: nice steps the worker runs below the main thread (thread-priority.ts).
+   */
+  constructor(
+    private readonly log: EngineLog,
+    private readonly backgroundNice = 0,
+  ) {
     this.worker = this.spawn();
   }
 
@@ -179,7 +186,8 @@ export class EngineShard {
   }
 
   private spawn(): Worker {
-    const worker = new Worker(new URL('./worker/engine-worker.js', import.meta.url));
+    const workerData: EngineWorkerData = { backgroundNice: this.backgroundNice };
+    const worker = new Worker(new URL('./worker/engine-worker.js', import.meta.url), { workerData });
     worker.on('message', (msg: EngineMessage) => this.onMessage(worker, msg));
     worker.on('error', (err) => this.onDeath(worker, err));
     worker.on('exit', (code) => {

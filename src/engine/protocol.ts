@@ -9,6 +9,12 @@ import type { MessagePort } from 'node:worker_threads';
 import type { FilterNode } from './filter.js';
 import type { Change, IndexShape, SparseValues, StoredRecord } from './model.js';
 
+/** The engine worker's workerData. */
+export interface EngineWorkerData {
+  /** Nice steps to run below the main thread (thread-priority.ts; 0: the same). */
+  backgroundNice: number;
+}
+
 export interface EngineQuery {
   namespace: string;
   topK: number;

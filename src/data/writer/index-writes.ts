@@ -16,10 +16,15 @@ export interface Committed {
   result: WriteResult;
 }
 
+/** The body's chunks as one buffer (one chunk: itself, no copy). */
+function joined(chunks: readonly Uint8Array[]): Uint8Array {
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
+
 export function runWrite(store: RecordStore, index: IndexRow, write: Write): Committed {
   switch (write.op) {
     case 'upsert': {
-      const { namespace, records } = upsertInput(write.body === null ? undefined : parseJsonBody(write.body), index);
+      const { namespace, records } = upsertInput(write.body === null ? undefined : parseJsonBody(joined(write.body)), index);
       checkPodCapacity(index, store.totalCount(), records.length);
       return { changes: store.upsert(namespace, records), result: records.length };
     }

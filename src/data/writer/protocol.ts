@@ -14,10 +14,11 @@ import type { RecordPatch } from '../../engine/store/record-store.js';
 /** Each write: its arguments and its result. */
 export interface WriteCalls {
   /**
-   * The bytes of an upsert's JSON body, parsed and validated on the writer thread (null:
-   * the request had no body). Result: records upserted.
+   * The bytes of an upsert's JSON body as the chunks the HTTP thread received, in order,
+   * parsed and validated on the writer thread (null: the request had no body). Result:
+   * records upserted.
    */
-  upsert: { args: { body: Uint8Array | null }; result: number };
+  upsert: { args: { body: Uint8Array[] | null }; result: number };
   /** Records already validated (bulk import batches). Result: records upserted. */
   'upsert-records': { args: { ns: string; records: StoredRecord[] }; result: number };
   /** Result: false when the id does not exist (nothing written). */
@@ -42,6 +43,8 @@ export type WriteResult = WriteCalls[WriteOp]['result'];
 export interface WriterData {
   /** One port per engine worker (engine-client.ts), on which its indexes' committed changes are posted. */
   enginePorts: MessagePort[];
+  /** Nice steps to run below the main thread (engine/thread-priority.ts; 0: the same). */
+  backgroundNice: number;
 }
 
 export type WriterRequest =

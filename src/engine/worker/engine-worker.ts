@@ -27,11 +27,12 @@
 // writes a graph in one call), which is why snapshots are rare (see maybeSnapshot).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type MessagePort, parentPort } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { EngineIndex } from '../engine-index.js';
 import { pageOfIds } from '../id-order.js';
 import type { Change, IndexShape } from '../model.js';
-import type { EngineCall, EngineMessage, EngineReply, EngineRequest, LogLevel, WriterToEngine } from '../protocol.js';
+import type { EngineCall, EngineMessage, EngineReply, EngineRequest, EngineWorkerData, LogLevel, WriterToEngine } from '../protocol.js';
+import { lowerThisThreadPriority } from '../thread-priority.js';
 import { RECORD_STORE_FILE, RecordStore } from '../store/record-store.js';
 import { writeSnapshot } from '../snapshot/snapshot-files.js';
 import { hnswlibBuild } from '../graph/hnswlib-binding.js';
@@ -104,6 +105,11 @@ let halted = false;
 function log(level: LogLevel, msg: string, fields: Record<string, string | number>): void {
   post({ type: 'log', level, msg, fields });
 }
+
+// Below the HTTP thread, so it gets a core first when it wakes (thread-priority.ts).
+const priority = lowerThisThreadPriority((workerData as EngineWorkerData | null)?.backgroundNice ?? 0);
+if ('nice' in priority) log('info', 'engine worker runs at a lower CPU priority than the HTTP thread', { nice: priority.nice });
+else log('info', 'engine worker runs at the HTTP thread\'s CPU priority', { reason: priority.skipped });
 
 if (nativeAddon) log('info', 'exact scans use the native pre-pass', { hnswlib: hnswlibBuild });
 else log('warn', 'native addon unavailable; exact scans run in JavaScript only (slower, same results)', { reason: nativeAddonError ?? 'unknown', hnswlib: hnswlibBuild });

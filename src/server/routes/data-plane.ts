@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IndexRow } from '../../catalog/indexes.js';
 import type { VectorService } from '../../data/vector-service.js';
 import { invalid, notFound, unavailable } from '../../errors.js';
-import { UPSERT_MAX_BYTES } from '../../limits.js';
+import { BODY_LIMIT_BYTES, UPSERT_MAX_BYTES } from '../../limits.js';
+import { bodyChunksParser, isBodyChunks } from '../body-chunks.js';
 import { float32ToShortest } from '../../engine/float32.js';
 import type { ServerContext } from '../context.js';
 import { OverloadGuard } from '../overload.js';
@@ -71,14 +72,18 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
       });
 
       // The upsert body is not parsed on this thread: its bytes go to the writer thread
-      // (transferred), which parses and validates them with the same rules (json-body.ts,
+      // as the chunks the socket delivered (transferred, not joined: body-chunks.ts),
+      // which parses and validates them with the same rules (json-body.ts,
       // vector-input.ts). Only this route's parser is replaced (an encapsulated context).
       void plane.register(async (raw) => {
         raw.removeContentTypeParser('application/json');
-        raw.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-          request.bodyBytes = (body as Buffer).byteLength;
-          done(null, body);
-        });
+        const chunked = bodyChunksParser(BODY_LIMIT_BYTES);
+        raw.addContentTypeParser('application/json', (request, payload, done) =>
+          chunked(request, payload, (err, body) => {
+            if (body) request.bodyBytes = body.bytes;
+            done(err, body);
+          }),
+        );
         raw.post('/vectors/upsert', documentedOnly({ body: doc.upsertBody }, { grows: 'an upsert' }), async (request, reply) => {
           if (request.bodyBytes > UPSERT_MAX_BYTES) {
             throw invalid(
@@ -86,7 +91,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
             );
           }
           // No body at all (no content type) stays "no body": refused as before.
-          const body = Buffer.isBuffer(request.body) ? request.body : null;
+          const body = isBodyChunks(request.body) ? request.body.chunks : null;
           const { upsertedCount, lsn } = await vectors.upsert(indexOf(request), body);
           reply.header(REQUEST_LSN_HEADER, lsn);
           return { upsertedCount };

@@ -63,17 +63,19 @@ const sorted = (s: SparseValues): SparseValues => {
 
 /**
  * A random sequence of sets, replacements and removals with label reuse, mirrored in
- * `live`. `index`: continue on this one (default: a fresh index); `stride`: as zipfSparse.
+ * `live`; `dims` maps each drawn sparse vector (e.g. spreads its dimensions). `continued`:
+ * go on writing into this index and its mirror (default: a fresh index).
  */
 function randomWrites(
   seed: number,
   steps: number,
-  options: { index?: SparseIndex; live?: Map<number, Ref>; stride?: number } = {},
+  dims: (s: SparseValues) => SparseValues = (s) => s,
+  continued: { index?: SparseIndex; live?: Map<number, Ref> } = {},
 ): { index: SparseIndex; live: Map<number, Ref> } {
   const rand = prng(seed);
-  const index = options.index ?? new SparseIndex();
-  const stride = options.stride ?? 1;
-  const live = options.live ?? new Map<number, Ref>();
+  const draw = (n: number): SparseValues => dims(zipfSparse(rand, n, 0.2));
+  const index = continued.index ?? new SparseIndex();
+  const live = continued.live ?? new Map<number, Ref>();
   const free: number[] = [];
   let next = live.size === 0 ? 0 : Math.max(...live.keys()) + 1;
   let serial = next;
@@ -81,7 +83,7 @@ function randomWrites(
     const r = rand();
     if (r < 0.6 || live.size === 0) {
       const label = free.pop() ?? next++;
-      const sparse = zipfSparse(rand, 1 + Math.floor(rand() * 20), 0.2, stride);
+      const sparse = draw(1 + Math.floor(rand() * 20));
       index.set(label, sorted(sparse));
       live.set(label, { label, id: `r${serial++}`, sparse, tag: Math.floor(rand() * 4) });
     } else {
@@ -90,7 +92,7 @@ function randomWrites(
       if (r < 0.8) {
         // Update that replaces the sparse values (sometimes with identical ones).
         const old = live.get(label)!;
-        const sparse = rand() < 0.1 ? old.sparse : zipfSparse(rand, 1 + Math.floor(rand() * 20), 0.2, stride);
+        const sparse = rand() < 0.1 ? old.sparse : draw(1 + Math.floor(rand() * 20));
         index.set(label, sorted(sparse));
         live.set(label, { ...old, sparse });
       } else {
@@ -124,12 +126,13 @@ describe('SparseIndex', () => {
   // appending record by record. stride 100000 puts dimensions past the array-indexed
   // build's range (postings.ts build()), so both of its ways are covered.
   it('postings bulk-built after a deferred load equal postings appended record by record, through later writes', () => {
+    const spreadBy = (stride: number) => (s: SparseValues): SparseValues => ({ indices: s.indices.map((d) => d * stride), values: s.values });
     for (const stride of [1, 100_000]) {
       for (const seed of [31, 32, 33]) {
         const deferred = new SparseIndex();
         deferred.deferPostings();
-        const { live } = randomWrites(seed, 2000, { index: deferred, stride });
-        const incremental = randomWrites(seed, 2000, { stride }).index;
+        const { live } = randomWrites(seed, 2000, spreadBy(stride), { index: deferred });
+        const incremental = randomWrites(seed, 2000, spreadBy(stride)).index;
         assert.ok(deferred.hasWork, 'the deferred build is pending work');
         deferred.postingsReady();
         const built = deferred.livePostings();
@@ -141,7 +144,7 @@ describe('SparseIndex', () => {
         for (const r of live.values()) appended.set(r.label, sorted(r.sparse));
         assert.deepEqual(deferred.postingBounds(), appended.postingBounds(), `stride ${stride} seed ${seed}, bounds`);
         // Writes after the build: replacements and deletes of bulk-built entries.
-        randomWrites(seed + 100, 1500, { index: deferred, live, stride });
+        randomWrites(seed + 100, 1500, spreadBy(stride), { index: deferred, live });
         const fresh = new SparseIndex();
         for (const r of live.values()) fresh.set(r.label, sorted(r.sparse));
         assert.deepEqual(deferred.livePostings(), fresh.livePostings(), `stride ${stride} seed ${seed}, later writes`);
@@ -200,6 +203,28 @@ describe('SparseIndex', () => {
     // A query sharing no dimension with any record matches nothing.
     const none = prepareSparse({ indices: Uint32Array.of(VOCAB + 5, 4294967295), values: Float32Array.of(1, 2) });
     assert.deepEqual(index.search(none, 10, idOf), []);
+  });
+
+  it('high dimensions (hashed vocabularies, up to 4294967295) index, compact and search like low ones', () => {
+    const spread = (s: SparseValues): SparseValues => ({
+      indices: Uint32Array.from(s.indices, (d) => (d % 3 === 0 ? d : d % 3 === 1 ? 131_072 + d : 4_294_967_295 - d)),
+      values: s.values,
+    });
+    const { index, live } = randomWrites(5, 3000, spread);
+    const fresh = new SparseIndex();
+    for (const r of live.values()) fresh.set(r.label, sorted(r.sparse));
+    const dims = new Set([...index.livePostings().keys()]);
+    assert.ok([...dims].some((d) => d < 131_072) && [...dims].some((d) => d >= 131_072 && d < 200_000) && [...dims].some((d) => d > 4_294_000_000));
+    assert.deepEqual(index.livePostings(), fresh.livePostings());
+    const idOf = (label: number): string => live.get(label)!.id;
+    const rand = prng(17);
+    for (let qi = 0; qi < 30; qi++) {
+      const q = spread(zipfSparse(rand, 1 + Math.floor(rand() * 12), qi % 2 === 0 ? 0 : 0.3));
+      const got = index.search(prepareSparse(q), 10, idOf).map((h) => ({ id: h.id, score: h.rank }));
+      assert.deepEqual(got, bruteForce(live.values(), q, 10), `q${qi}`);
+    }
+    index.work(Infinity);
+    assert.deepEqual(index.livePostings(), fresh.livePostings(), 'compacted');
   });
 
   it('after compaction (tightened list bounds) MaxScore still equals brute force', () => {
