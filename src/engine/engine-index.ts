@@ -27,9 +27,9 @@ export class EngineIndex {
     (this.namespaces.get(ns) ?? this.createNamespace(ns)).restore(graph, ids, seq);
   }
 
-  /** Sizes namespace `ns` for the `records` a load is about to bring (after restore()). */
-  reserve(ns: string, records: number): void {
-    if (records > 0) (this.namespaces.get(ns) ?? this.createNamespace(ns)).reserve(records);
+  /** Sizes namespace `ns` for the `records` (holding `sparsePairs` in all) a load is about to bring (after restore()). */
+  reserve(ns: string, records: number, sparsePairs = 0): void {
+    if (records > 0) (this.namespaces.get(ns) ?? this.createNamespace(ns)).reserve(records, sparsePairs);
   }
 
   /** Ends every restore once all records are loaded (before later changes apply). */

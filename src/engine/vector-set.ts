@@ -269,13 +269,22 @@ export class VectorSet {
     this.restoring = { labelOf, seq, extent: ids.length };
   }
 
-  /** Makes room for `records` records ahead of a load that will bring them. */
-  reserve(records: number): void {
+  /**
+   * Makes room for `records` records (`sparsePairs` sparse pairs) ahead of a load that will bring them, and defers the
+   * sparse postings to one bulk build in finishRestore() (sparse-index.ts).
+   */
+  reserve(records: number, sparsePairs = 0): void {
     this.arena.reserve(Math.max(records, this.labels.extent));
+    this.sparse.reserve(sparsePairs);
+    this.sparse.deferPostings();
   }
 
-  /** Frees snapshot labels no record claimed (marking their nodes deleted) and queues every live record the graph lacks. */
+  /**
+   * Ends a load: builds the deferred sparse postings, frees snapshot labels no record
+   * claimed (marking their nodes deleted) and queues every live record the graph lacks.
+   */
   finishRestore(): void {
+    this.sparse.postingsReady();
     const restoring = this.restoring;
     if (!restoring) return;
     this.restoring = undefined;

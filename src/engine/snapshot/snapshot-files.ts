@@ -97,7 +97,7 @@ export function readSnapshot(indexDir: string, shape: IndexShape): LoadedSnapsho
     const graphFile = path.join(dir, path.basename(entry.graph));
     const stateBytes = readOrUnusable(stateFile);
     if (sha256(stateBytes) !== entry.stateSha256) throw new SnapshotUnusable(`${entry.state}: checksum mismatch`);
-    if (sha256(readOrUnusable(graphFile)) !== entry.graphSha256) throw new SnapshotUnusable(`${entry.graph}: checksum mismatch`);
+    if (fileSha256(graphFile) !== entry.graphSha256) throw new SnapshotUnusable(`${entry.graph}: checksum mismatch`);
     namespaces.push({ state: parseState(stateBytes.toString('utf8'), body.seq), graphFile });
   }
   return { seq: body.seq, namespaces };
@@ -136,7 +136,7 @@ export function writeSnapshot(indexDir: string, shape: IndexShape, seq: number, 
       state: stateName,
       graph: graphName,
       stateSha256: sha256(state),
-      graphSha256: sha256(fs.readFileSync(path.join(dir, graphName))),
+      graphSha256: fileSha256(path.join(dir, graphName)),
     });
   });
   fsyncDirectory(dir);
@@ -204,6 +204,37 @@ function parseState(text: string, seq: number): NamespaceState {
     indexed: new Uint8Array(Buffer.from(indexed, 'base64')),
     inGraph: new Uint8Array(Buffer.from(inGraph, 'base64')),
   };
+}
+
+/** Bytes hashed per read: the graph file is not held whole (it is as large as the vectors). */
+const HASH_CHUNK = 1 << 20;
+
+/**
+ * sha256 of a file, read in chunks into one reused buffer. Reading a graph file whole
+ * (hundreds of MB at 100k × 384) cost more than hashing it: a fresh buffer that size
+ * faults in every page, and hnswlib then reads the file again anyway.
+ */
+function fileSha256(file: string): string {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (err) {
+    throw new SnapshotUnusable(`${path.basename(file)}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    const hash = createHash('sha256');
+    const chunk = Buffer.allocUnsafe(HASH_CHUNK);
+    for (;;) {
+      const n = fs.readSync(fd, chunk, 0, HASH_CHUNK, null);
+      if (n === 0) break;
+      hash.update(chunk.subarray(0, n));
+    }
+    return hash.digest('hex');
+  } catch (err) {
+    throw new SnapshotUnusable(`${path.basename(file)}: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 function readOrUnusable(file: string): Buffer {

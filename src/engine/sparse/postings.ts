@@ -24,13 +24,19 @@ const COMPACT_MIN_STALE = 8;
  */
 export class PostingList {
   /** Entry i: entries[3i] label, entries[3i+1] generation; weights[3i+2] its weight. */
-  entries = new Uint32Array(INITIAL_LIST * 3);
+  entries: Uint32Array;
   /** A float32 view of the same buffer. */
-  weights = new Float32Array(this.entries.buffer);
+  weights: Float32Array;
   length = 0;
   stale = 0;
   max = -Infinity;
   min = Infinity;
+
+  /** `capacity`: entries to make room for (a bulk build knows the exact count). */
+  constructor(capacity = INITIAL_LIST) {
+    this.entries = new Uint32Array(Math.max(1, capacity) * 3);
+    this.weights = new Float32Array(this.entries.buffer);
+  }
 
   add(label: number, gen: number, weight: number): void {
     let at = this.length * 3;
@@ -67,6 +73,17 @@ export class PostingList {
   }
 }
 
+/** The sparse values of every label, as SparseStore.layout() exposes them (read-only). */
+export interface SparseLayout {
+  indices: Uint32Array;
+  weights: Float32Array;
+  /** Per label: where its pairs start in the pools, and how many (0: none). */
+  start: Uint32Array;
+  len: Uint32Array;
+  /** Labels [0, extent) are covered by start and len. */
+  extent: number;
+}
+
 export class Postings {
   private readonly lists = new Map<number, PostingList>();
   /** Dimensions whose list is due for compaction. */
@@ -87,6 +104,90 @@ export class Postings {
       this.lists.set(dim, list);
     }
     list.add(label, gen, weight);
+  }
+
+  /**
+   * Builds every list at once from the sparse values of labels [0, extent) (the
+   * SparseStore's pools, see sparse-store.ts), all at generation `gen[label]`: one pass
+   * counts each dimension's entries, a second fills lists allocated at their exact size,
+   * in label order. Appending the same entries one record at a time costs a map lookup
+   * and amortised list growth per entry — most of a large index's load. Only for an
+   * empty index (a load); the result equals what add() in any label order would give, as
+   * readers never depend on the order of a list's entries.
+   */
+  build(values: SparseLayout, gen: Uint32Array): void {
+    if (this.lists.size > 0) throw new Error('engine: postings can only be bulk-built when empty');
+    const { indices, start, len, extent } = values;
+    let maxDim = -1;
+    let pairs = 0;
+    for (let label = 0; label < extent; label++) {
+      const n = len[label];
+      if (n === 0) continue;
+      pairs += n;
+      // Indices are sorted per label: the last one is the label's largest.
+      const last = indices[start[label] + n - 1];
+      if (last > maxDim) maxDim = last;
+    }
+    if (pairs === 0) return;
+    // Dimensions are arbitrary uint32s: count in arrays indexed by dimension when the range
+    // is small next to the data (learned sparse vocabularies: ~30k), else in a map.
+    if (maxDim < Math.max(1 << 20, 2 * pairs)) this.buildByArray(values, gen, maxDim + 1);
+    else this.buildByMap(values, gen);
+  }
+
+  private buildByArray(values: SparseLayout, gen: Uint32Array, dims: number): void {
+    const { indices, weights, start, len, extent } = values;
+    const counts = new Uint32Array(dims);
+    for (let label = 0; label < extent; label++) {
+      for (let i = start[label], end = i + len[label]; i < end; i++) counts[indices[i]]++;
+    }
+    // The fill scatters entries over every list, so its loop touches only flat arrays:
+    // each list's buffers and a write position per dimension (no list objects).
+    const entriesOf = new Array<Uint32Array>(dims);
+    const weightsOf = new Array<Float32Array>(dims);
+    const built: PostingList[] = [];
+    for (let dim = 0; dim < dims; dim++) {
+      if (counts[dim] === 0) continue;
+      const list = new PostingList(counts[dim]);
+      list.length = counts[dim];
+      entriesOf[dim] = list.entries;
+      weightsOf[dim] = list.weights;
+      this.lists.set(dim, list);
+      built.push(list);
+    }
+    const at = new Uint32Array(dims);
+    for (let label = 0; label < extent; label++) {
+      const g = gen[label];
+      for (let i = start[label], end = i + len[label]; i < end; i++) {
+        const dim = indices[i];
+        const p = at[dim];
+        const e = entriesOf[dim];
+        e[p] = label;
+        e[p + 1] = g;
+        weightsOf[dim][p + 2] = weights[i];
+        at[dim] = p + 3;
+      }
+    }
+    for (const list of built) {
+      const w = list.weights;
+      for (let i = 2; i < list.length * 3; i += 3) {
+        if (w[i] > list.max) list.max = w[i];
+        if (w[i] < list.min) list.min = w[i];
+      }
+    }
+  }
+
+  private buildByMap(values: SparseLayout, gen: Uint32Array): void {
+    const { indices, weights, start, len, extent } = values;
+    const counts = new Map<number, number>();
+    for (let label = 0; label < extent; label++) {
+      for (let i = start[label], end = i + len[label]; i < end; i++) counts.set(indices[i], (counts.get(indices[i]) ?? 0) + 1);
+    }
+    for (const [dim, count] of counts) this.lists.set(dim, new PostingList(count));
+    // Each list was made exactly large enough: add() never grows one here.
+    for (let label = 0; label < extent; label++) {
+      for (let i = start[label], end = i + len[label]; i < end; i++) this.add(indices[i], label, gen[label], weights[i]);
+    }
   }
 
   /** Records that one entry of `dim`'s list went stale. */

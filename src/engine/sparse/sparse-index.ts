@@ -1,6 +1,7 @@
 // Sparse search structures of one namespace: the compact per-label values
 // (sparse-store.ts) and the inverted index over them (postings.ts), kept in step by
-// set()/remove(), which VectorSet calls under the engine's ordered change stream.
+// set()/remove(), which VectorSet calls under the engine's ordered change stream — except
+// during a load, when the postings are built in one pass at its end (deferPostings()).
 //
 // Scoring rule (Pinecone's, and the exact scan's): a record's sparse score is
 // Σ qᵢ·dᵢ over the dimensions it shares with the query; a sparse-only query returns only
@@ -60,6 +61,33 @@ export class SparseIndex {
   private heapLabels = new Uint32Array(0);
   private heapValues = new Float64Array(0);
   private epoch = 0;
+  /**
+   * While true (a load, see deferPostings()), writes keep only the values in the store
+   * and the postings are empty; postingsReady() builds them in one pass. Every reader of
+   * the postings calls postingsReady() first, so deferral never changes an answer.
+   */
+  private deferred = false;
+
+  /**
+   * Defers building the postings until postingsReady() (or any search): a load brings
+   * every record at once, and bulk-building is several times cheaper than appending
+   * record by record (postings.ts build()). Only while the index holds no sparse values.
+   */
+  deferPostings(): void {
+    if (this.records === 0) this.deferred = true;
+  }
+
+  /** Makes room for `pairs` more (index, value) pairs ahead of a load. */
+  reserve(pairs: number): void {
+    this.store.reserve(pairs);
+  }
+
+  /** Builds the deferred postings now; a no-op when nothing is deferred. */
+  postingsReady(): void {
+    if (!this.deferred) return;
+    this.deferred = false;
+    this.postings.build(this.store.layout(), this.gen);
+  }
 
   /** `native`: the addon to search with; null runs the JavaScript path (tests compare both). */
   constructor(private readonly native: NativeAddon | null = nativeAddon ?? null) {}
@@ -70,18 +98,21 @@ export class SparseIndex {
     this.remove(label);
     if (!v || v.indices.length === 0) return;
     this.ensureLabels(label + 1);
-    const gen = this.gen[label];
-    for (let i = 0; i < v.indices.length; i++) this.postings.add(v.indices[i], label, gen, v.values[i]);
+    if (!this.deferred) {
+      const gen = this.gen[label];
+      for (let i = 0; i < v.indices.length; i++) this.postings.add(v.indices[i], label, gen, v.values[i]);
+    }
     this.store.set(label, v);
     this.records++;
   }
 
   remove(label: number): void {
     if (this.store.length(label) === 0) return;
-    this.store.forEach(label, (dim) => this.postings.markStale(dim));
+    // Deferred: no entry exists yet, so none goes stale (and the generation need not move).
+    if (!this.deferred) this.store.forEach(label, (dim) => this.postings.markStale(dim));
     this.store.clear(label);
     this.records--;
-    this.gen[label]++;
+    if (!this.deferred) this.gen[label]++;
   }
 
   get(label: number): SparseValues | undefined {
@@ -94,11 +125,12 @@ export class SparseIndex {
   }
 
   get hasWork(): boolean {
-    return this.postings.hasWork;
+    return this.deferred || this.postings.hasWork;
   }
 
   /** Background compaction of postings until `deadline` (performance.now() ms). */
   work(deadline: number): void {
+    this.postingsReady();
     this.postings.work(deadline, this.gen);
   }
 
@@ -109,6 +141,7 @@ export class SparseIndex {
 
   /** Live postings as dimension → [label, weight] pairs sorted by label (tests compare indexes with it). */
   livePostings(): Map<number, [number, number][]> {
+    this.postingsReady();
     const out = new Map<number, [number, number][]>();
     for (const [dim, list] of this.postings.entries()) {
       const live: [number, number][] = [];
@@ -120,6 +153,14 @@ export class SparseIndex {
     return out;
   }
 
+  /** Each list's [min, max] weight bounds by dimension (tests compare indexes with it). */
+  postingBounds(): Map<number, [number, number]> {
+    this.postingsReady();
+    const out = new Map<number, [number, number]>();
+    for (const [dim, list] of this.postings.entries()) out.set(dim, [list.min, list.max]);
+    return out;
+  }
+
   /**
    * Exact top-k by sparse score over the labels in `allow` (all when absent) that share
    * a dimension with the query. `strategy` 'plain' accumulates every list (the bench's
@@ -128,6 +169,7 @@ export class SparseIndex {
   search(q: PreparedSparse, topK: number, idOf: (label: number) => string, allow?: Bitmap, strategy: 'maxscore' | 'plain' = 'maxscore'): SparseHit[] {
     const top = new TopK(topK);
     if (topK <= 0 || q.dims.length === 0) return [];
+    this.postingsReady();
     if (this.native) {
       const labels = this.native.sparseSearch(...this.nativeArgs(q), allow?.words ?? null, topK, strategy === 'plain' ? 0 : 1, this.pairsPerRecord);
       for (const label of labels) {
@@ -183,6 +225,7 @@ export class SparseIndex {
    */
   candidates(q: PreparedSparse, n: number, coverage: number): number[] {
     if (n <= 0 || q.dims.length === 0) return [];
+    this.postingsReady();
     if (this.native) return Array.from(this.native.sparseCandidates(...this.nativeArgs(q), n, coverage));
     const epoch = this.nextEpoch();
     const terms: number[] = [];
@@ -244,6 +287,7 @@ export class SparseIndex {
    */
   reaching(q: PreparedSparse, tau: number, maxPostings = Infinity, maxRecords = Infinity): number[] | undefined {
     if (q.dims.length === 0 || !(tau > 0)) return [];
+    this.postingsReady();
     if (this.native) {
       const found = this.native.sparseReaching(...this.nativeArgs(q), tau, maxPostings, maxRecords, this.pairsPerRecord);
       return found && Array.from(found);

@@ -10,6 +10,7 @@
 //   are rewritten without garbage (compact()) when growing them would otherwise be needed
 //   and garbage is at least half of what is used, so the cost is amortised O(1) per pair.
 import type { SparseValues } from '../model.js';
+import type { SparseLayout } from './postings.js';
 
 const INITIAL_POOL = 1024;
 const INITIAL_LABELS = 64;
@@ -62,11 +63,21 @@ export class SparseStore {
     return true;
   }
 
+  /** The pools and per-label tables as they are (read-only; valid until the next write). */
+  layout(): SparseLayout {
+    return { indices: this.indices, weights: this.values, start: this.start, len: this.len, extent: this.len.length };
+  }
+
   /** Calls each(index, value) for the label's pairs in index order. */
   forEach(label: number, each: (index: number, value: number) => void): void {
     const n = this.length(label);
     const s = this.start[label];
     for (let i = 0; i < n; i++) each(this.indices[s + i], this.values[s + i]);
+  }
+
+  /** Makes room for `pairs` more pairs at once (a load that knows its count: no growth while it fills). */
+  reserve(pairs: number): void {
+    if (pairs > 0) this.ensurePool(pairs, true);
   }
 
   /** Stores sorted values under `label`, replacing what it held. */
@@ -131,11 +142,13 @@ export class SparseStore {
     this.len = len;
   }
 
-  private ensurePool(extra: number): void {
+  /** `exact`: grow to exactly what is needed (a reservation), not to the next doubling. */
+  private ensurePool(extra: number, exact = false): void {
     if (this.used + extra <= this.indices.length) return;
     if (this.garbage * 2 >= this.used) this.compact();
     if (this.used + extra <= this.indices.length) return;
     let cap = this.indices.length;
+    if (exact) cap = this.used + extra;
     while (cap < this.used + extra) cap *= 2;
     const indices = new Uint32Array(cap);
     indices.set(this.indices.subarray(0, this.used));

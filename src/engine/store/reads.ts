@@ -79,6 +79,13 @@ export class RecordReader {
     return this.st.totalCount.get()?.total ?? 0;
   }
 
+  /** (index, value) pairs of sparse values the namespace's records hold in all. */
+  sparsePairs(ns: string): number {
+    const namespace = this.st.namespace.get(ns);
+    if (namespace === undefined) return 0;
+    return (this.st.sparseBytes.get(namespace.nsid)?.bytes ?? 0) / 4;
+  }
+
   /** Every live record of every live namespace, by namespace then id, with its seq. */
   *allRecords(): Iterable<{ ns: string; seq: number; record: StoredRecord }> {
     for (const { name, nsid } of this.st.liveNamespaces.all()) {

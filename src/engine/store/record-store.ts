@@ -188,6 +188,11 @@ export class RecordStore {
     return this.reader.totalCount();
   }
 
+  /** Sparse (index, value) pairs the namespace's records hold in all (a load sizes its pools with it). */
+  sparsePairs(ns: string): number {
+    return this.reader.sparsePairs(ns);
+  }
+
   /** Every live record of every live namespace, by namespace then id, with its seq. */
   allRecords(): Iterable<{ ns: string; seq: number; record: StoredRecord }> {
     return this.reader.allRecords();

@@ -64,6 +64,10 @@ export function prepareStatements(db: Database.Database) {
       'SELECT name, count, nsid FROM namespaces WHERE count > 0 OR explicit = 1 ORDER BY name',
     ),
     totalCount: db.prepare<[], { total: number }>('SELECT coalesce(sum(count), 0) AS total FROM namespaces'),
+    // length() of a BLOB reads only the row's header, never the blob's pages.
+    sparseBytes: db.prepare<[number], { bytes: number }>(
+      'SELECT coalesce(sum(length(sparse_indices)), 0) AS bytes FROM records WHERE nsid = ?',
+    ),
     insertDropped: db.prepare<[number, string, number]>(
       'INSERT INTO dropped_namespaces (nsid, name, seq) VALUES (?, ?, ?)',
     ),

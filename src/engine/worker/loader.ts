@@ -51,6 +51,11 @@ export class IndexLoader {
     }
   }
 
+  /** Sparse (index, value) pairs namespace `ns` holds in the cut (reads every row's header: ask only when sparse values are possible). */
+  sparsePairs(ns: string): number {
+    return this.store.sparsePairs(ns);
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;

@@ -23,24 +23,32 @@ export function beginRecovery(dir: string, shape: IndexShape, makeEngine: () => 
   try {
     const engine = makeEngine();
     const snapshot = readSnapshot(dir, shape);
-    if (!snapshot) return { engine: reserved(engine, loader), loader, snapshotSeq: undefined };
+    if (!snapshot) return { engine: reserved(engine, loader, shape), loader, snapshotSeq: undefined };
     if (snapshot.seq > loader.seq) throw new SnapshotUnusable(`it holds seq ${snapshot.seq}, the store only ${loader.seq}`);
     for (const ns of snapshot.namespaces) {
       const graph = HnswGraph.load(shape.metric, shape.dimension, ns.graphFile, ns.state.indexed, ns.state.inGraph);
       engine.restore(ns.state.name, graph, ns.state.ids, ns.state.seq);
     }
-    return { engine: reserved(engine, loader), loader, snapshotSeq: snapshot.seq };
+    return { engine: reserved(engine, loader, shape), loader, snapshotSeq: snapshot.seq };
   } catch (err) {
     if (err instanceof SnapshotUnusable || err instanceof GraphError) {
-      return { engine: reserved(makeEngine(), loader), loader, snapshotSeq: undefined, unusable: err.message };
+      return { engine: reserved(makeEngine(), loader, shape), loader, snapshotSeq: undefined, unusable: err.message };
     }
     loader.close();
     throw err;
   }
 }
 
-/** Sizes the engine for the records the load brings (after any restore, which sets label extents). */
-function reserved(engine: EngineIndex, loader: IndexLoader): EngineIndex {
-  for (const ns of loader.namespaces) engine.reserve(ns.name, ns.count);
+/**
+ * Sizes the engine for the records the load brings (after any restore, which sets label
+ * extents), sparse pools included: grown pair by pair instead, they cost ~4× as much to
+ * fill (bench/restart-load.ts). Only dotproduct indexes hold sparse values (the data
+ * plane rejects them elsewhere), so only they pay for counting the pairs; a pool that
+ * was not reserved just grows, so this is never a matter of correctness.
+ */
+function reserved(engine: EngineIndex, loader: IndexLoader, shape: IndexShape): EngineIndex {
+  for (const ns of loader.namespaces) {
+    engine.reserve(ns.name, ns.count, shape.metric === 'dotproduct' ? loader.sparsePairs(ns.name) : 0);
+  }
   return engine;
 }

@@ -5,8 +5,7 @@
 // minimum, or is 10% too low, fails here) and plain accumulation, filters, updates that replace
 // sparse values, deletes with label reuse, namespace drops, background compaction, and
 // the index after a random write sequence equal to one built from scratch. Hybrid search
-// with a graph is compared with exact hybrid scoring. Every SparseIndex test runs twice: on
-// the native search (native/sparse-search.cc) and on the JavaScript fallback.
+// with a graph is compared with exact hybrid scoring.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { prepareSparse, SparseIndex } from '../../../src/engine/sparse/sparse-index.js';
@@ -14,21 +13,18 @@ import { EngineIndex } from '../../../src/engine/engine-index.js';
 import { VectorSet, type SearchTrace } from '../../../src/engine/vector-set.js';
 import type { SparseValues } from '../../../src/engine/model.js';
 import { Bitmap } from '../../../src/engine/metadata/bitmap.js';
-import { nativeAddon, nativeAddonError, type NativeAddon } from '../../../src/engine/native-addon.js';
+import { nativeAddon, nativeAddonError } from '../../../src/engine/native-addon.js';
 import { prng } from '../../helpers/prng.js';
-
-/** The two implementations of SparseIndex's searches. */
-const PATHS: [string, NativeAddon | null][] = [
-  ['native', nativeAddon ?? null],
-  ['JavaScript', null],
-];
 
 const VOCAB = 300;
 
-/** Zipf-like dimensions (low ones common), values mostly positive, some negative when asked. */
-function zipfSparse(rand: () => number, n: number, negativeShare: number): SparseValues {
+/**
+ * Zipf-like dimensions (low ones common), values mostly positive, some negative when
+ * asked; `stride` spreads the dimensions (a vocabulary of VOCAB dimensions stride apart).
+ */
+function zipfSparse(rand: () => number, n: number, negativeShare: number, stride = 1): SparseValues {
   const chosen = new Set<number>();
-  while (chosen.size < n) chosen.add(Math.floor(VOCAB * rand() ** 3));
+  while (chosen.size < n) chosen.add(Math.floor(VOCAB * rand() ** 3) * stride);
   const indices = Uint32Array.from(chosen); // unsorted on purpose
   const values = Float32Array.from(indices, () => (rand() < negativeShare ? -rand() : rand()));
   return { indices, values };
@@ -67,20 +63,24 @@ const sorted = (s: SparseValues): SparseValues => {
   return { indices: Uint32Array.from(order, (i) => s.indices[i]), values: Float32Array.from(order, (i) => s.values[i]) };
 };
 
-/** A random sequence of sets, replacements and removals with label reuse, mirrored in `live`. */
+/**
+ * A random sequence of sets, replacements and removals with label reuse, mirrored in
+ * `live`; `dims` maps each drawn sparse vector (e.g. spreads its dimensions). `continued`:
+ * go on writing into this index and its mirror (default: a fresh index).
+ */
 function randomWrites(
   seed: number,
   steps: number,
-  native: NativeAddon | null,
   dims: (s: SparseValues) => SparseValues = (s) => s,
+  continued: { index?: SparseIndex; live?: Map<number, Ref> } = {},
 ): { index: SparseIndex; live: Map<number, Ref> } {
   const rand = prng(seed);
   const draw = (n: number): SparseValues => dims(zipfSparse(rand, n, 0.2));
-  const index = new SparseIndex(native);
-  const live = new Map<number, Ref>();
+  const index = continued.index ?? new SparseIndex();
+  const live = continued.live ?? new Map<number, Ref>();
   const free: number[] = [];
-  let next = 0;
-  let serial = 0;
+  let next = live.size === 0 ? 0 : Math.max(...live.keys()) + 1;
+  let serial = next;
   for (let step = 0; step < steps; step++) {
     const r = rand();
     if (r < 0.6 || live.size === 0) {
@@ -107,170 +107,231 @@ function randomWrites(
   return { index, live };
 }
 
-for (const [path, native] of PATHS) {
-  describe(`SparseIndex (${path})`, () => {
-    it('runs on the path it names', () => {
-      assert.equal(new SparseIndex(native).isNative, path === 'native', path === 'native' ? `addon not loaded: ${nativeAddonError}` : '');
-    });
-
-    it('after random writes equals an index built from scratch, before and after compaction', () => {
-      for (const seed of [1, 2, 3]) {
-        const { index, live } = randomWrites(seed, 3000, native);
-        const fresh = new SparseIndex(native);
-        for (const r of live.values()) fresh.set(r.label, sorted(r.sparse));
-        assert.deepEqual(index.livePostings(), fresh.livePostings(), `seed ${seed}`);
-        assert.ok(index.hasWork, 'replaced values left stale entries to compact');
-        index.work(Infinity);
-        assert.equal(index.hasWork, false);
-        assert.deepEqual(index.livePostings(), fresh.livePostings(), `seed ${seed}, compacted`);
-        for (const r of live.values()) assert.deepEqual(index.get(r.label), sorted(r.sparse));
-      }
-    });
-
-    it('search equals brute force: MaxScore and plain, queries with and without negative weights, filters, empty overlaps', () => {
-      const { index, live } = randomWrites(7, 4000, native);
-      const idOf = (label: number): string => live.get(label)!.id;
-      const rand = prng(99);
-      let compared = 0;
-      for (let qi = 0; qi < 60; qi++) {
-        const q = zipfSparse(rand, 1 + Math.floor(rand() * 12), qi % 2 === 0 ? 0 : 0.3);
-        const prepared = prepareSparse(q);
-        assert.equal(prepared.nonNegative, !Array.from(q.values).some((v) => v < 0));
-        for (const topK of [1, 5, 10, 40, 5000]) {
-          const want = bruteForce(live.values(), q, topK);
-          const got = index.search(prepared, topK, idOf).map((h) => ({ id: h.id, score: h.rank }));
-          assert.deepEqual(got, want, `q${qi} topK=${topK}`);
-          const plain = index.search(prepared, topK, idOf, undefined, 'plain').map((h) => ({ id: h.id, score: h.rank }));
-          assert.deepEqual(plain, want, `q${qi} topK=${topK} plain`);
-          compared++;
-        }
-        const tag = qi % 4;
-        const allow = new Bitmap(5000);
-        for (const r of live.values()) if (r.tag === tag) allow.add(r.label);
-        const got = index.search(prepared, 10, idOf, allow).map((h) => ({ id: h.id, score: h.rank }));
-        assert.deepEqual(got, bruteForce(live.values(), q, 10, (r) => r.tag === tag), `q${qi} filtered`);
-      }
-      assert.equal(compared, 300);
-      // A query sharing no dimension with any record matches nothing.
-      const none = prepareSparse({ indices: Uint32Array.of(VOCAB + 5, 4294967295), values: Float32Array.of(1, 2) });
-      assert.deepEqual(index.search(none, 10, idOf), []);
-    });
-
-    it('high dimensions (hashed vocabularies, up to 4294967295) index, compact and search like low ones', () => {
-      const spread = (s: SparseValues): SparseValues => ({
-        indices: Uint32Array.from(s.indices, (d) => (d % 3 === 0 ? d : d % 3 === 1 ? 131_072 + d : 4_294_967_295 - d)),
-        values: s.values,
-      });
-      const { index, live } = randomWrites(5, 3000, native, spread);
-      const fresh = new SparseIndex(native);
+describe('SparseIndex', () => {
+  it('after random writes equals an index built from scratch, before and after compaction', () => {
+    for (const seed of [1, 2, 3]) {
+      const { index, live } = randomWrites(seed, 3000);
+      const fresh = new SparseIndex();
       for (const r of live.values()) fresh.set(r.label, sorted(r.sparse));
-      const dims = new Set([...index.livePostings().keys()]);
-      assert.ok([...dims].some((d) => d < 131_072) && [...dims].some((d) => d >= 131_072 && d < 200_000) && [...dims].some((d) => d > 4_294_000_000));
-      assert.deepEqual(index.livePostings(), fresh.livePostings());
-      const idOf = (label: number): string => live.get(label)!.id;
-      const rand = prng(17);
-      for (let qi = 0; qi < 30; qi++) {
-        const q = spread(zipfSparse(rand, 1 + Math.floor(rand() * 12), qi % 2 === 0 ? 0 : 0.3));
-        const got = index.search(prepareSparse(q), 10, idOf).map((h) => ({ id: h.id, score: h.rank }));
-        assert.deepEqual(got, bruteForce(live.values(), q, 10), `q${qi}`);
-      }
+      assert.deepEqual(index.livePostings(), fresh.livePostings(), `seed ${seed}`);
+      assert.ok(index.hasWork, 'replaced values left stale entries to compact');
       index.work(Infinity);
-      assert.deepEqual(index.livePostings(), fresh.livePostings(), 'compacted');
-    });
+      assert.equal(index.hasWork, false);
+      assert.deepEqual(index.livePostings(), fresh.livePostings(), `seed ${seed}, compacted`);
+      for (const r of live.values()) assert.deepEqual(index.get(r.label), sorted(r.sparse));
+    }
+  });
 
-    it('after compaction (tightened list bounds) MaxScore still equals brute force', () => {
-      const { index, live } = randomWrites(11, 3000, native);
-      index.work(Infinity);
-      const idOf = (label: number): string => live.get(label)!.id;
-      const rand = prng(5);
+  // A load defers the postings and bulk-builds them at its end (deferPostings,
+  // postingsReady); updates and deletes during the deferral, and writes after the build
+  // (which must make the built entries stale correctly), have to leave the same index as
+  // appending record by record. stride 100000 puts dimensions past the array-indexed
+  // build's range (postings.ts build()), so both of its ways are covered.
+  it('postings bulk-built after a deferred load equal postings appended record by record, through later writes', () => {
+    const spreadBy = (stride: number) => (s: SparseValues): SparseValues => ({ indices: s.indices.map((d) => d * stride), values: s.values });
+    for (const stride of [1, 100_000]) {
+      for (const seed of [31, 32, 33]) {
+        const deferred = new SparseIndex();
+        deferred.deferPostings();
+        const { live } = randomWrites(seed, 2000, spreadBy(stride), { index: deferred });
+        const incremental = randomWrites(seed, 2000, spreadBy(stride)).index;
+        assert.ok(deferred.hasWork, 'the deferred build is pending work');
+        deferred.postingsReady();
+        const built = deferred.livePostings();
+        assert.ok(built.size > (stride === 1 ? 100 : 50), `postings were built (${built.size} dimensions)`);
+        assert.deepEqual(built, incremental.livePostings(), `stride ${stride} seed ${seed}, built`);
+        // Bounds (MaxScore prunes with them) are exact over the built entries, as in an
+        // index that appended only the live records.
+        const appended = new SparseIndex();
+        for (const r of live.values()) appended.set(r.label, sorted(r.sparse));
+        assert.deepEqual(deferred.postingBounds(), appended.postingBounds(), `stride ${stride} seed ${seed}, bounds`);
+        // Writes after the build: replacements and deletes of bulk-built entries.
+        randomWrites(seed + 100, 1500, spreadBy(stride), { index: deferred, live });
+        const fresh = new SparseIndex();
+        for (const r of live.values()) fresh.set(r.label, sorted(r.sparse));
+        assert.deepEqual(deferred.livePostings(), fresh.livePostings(), `stride ${stride} seed ${seed}, later writes`);
+        deferred.work(Infinity);
+        assert.deepEqual(deferred.livePostings(), fresh.livePostings(), `stride ${stride} seed ${seed}, compacted`);
+        const idOf = (label: number): string => live.get(label)!.id;
+        const rand = prng(seed);
+        for (let qi = 0; qi < 20; qi++) {
+          const q = zipfSparse(rand, 1 + Math.floor(rand() * 10), qi % 2 === 0 ? 0 : 0.3, stride);
+          const got = deferred.search(prepareSparse(q), 10, idOf).map((h) => ({ id: h.id, score: h.rank }));
+          assert.deepEqual(got, bruteForce(live.values(), q, 10), `stride ${stride} seed ${seed} q${qi}`);
+        }
+      }
+    }
+  });
+
+  it('a search while the postings are deferred builds them first and answers from every record', () => {
+    const index = new SparseIndex();
+    index.deferPostings();
+    const a = sorted({ indices: Uint32Array.of(7, 2), values: Float32Array.of(1, 0.5) });
+    const b = sorted({ indices: Uint32Array.of(2), values: Float32Array.of(2) });
+    index.set(0, a);
+    index.set(1, b);
+    index.set(2, a);
+    index.remove(2);
+    index.set(1, sorted({ indices: Uint32Array.of(2, 9), values: Float32Array.of(3, 1) }));
+    const ids = ['a', 'b', 'c'];
+    const hits = index.search(prepareSparse({ indices: Uint32Array.of(2), values: Float32Array.of(1) }), 10, (l) => ids[l]);
+    assert.deepEqual(hits.map((h) => [h.id, h.rank]), [['b', 3], ['a', 0.5]]);
+    assert.equal(index.hasWork, false, 'built once, nothing stale');
+  });
+
+  it('search equals brute force: MaxScore and plain, queries with and without negative weights, filters, empty overlaps', () => {
+    const { index, live } = randomWrites(7, 4000);
+    const idOf = (label: number): string => live.get(label)!.id;
+    const rand = prng(99);
+    let compared = 0;
+    for (let qi = 0; qi < 60; qi++) {
+      const q = zipfSparse(rand, 1 + Math.floor(rand() * 12), qi % 2 === 0 ? 0 : 0.3);
+      const prepared = prepareSparse(q);
+      assert.equal(prepared.nonNegative, !Array.from(q.values).some((v) => v < 0));
+      for (const topK of [1, 5, 10, 40, 5000]) {
+        const want = bruteForce(live.values(), q, topK);
+        const got = index.search(prepared, topK, idOf).map((h) => ({ id: h.id, score: h.rank }));
+        assert.deepEqual(got, want, `q${qi} topK=${topK}`);
+        const plain = index.search(prepared, topK, idOf, undefined, 'plain').map((h) => ({ id: h.id, score: h.rank }));
+        assert.deepEqual(plain, want, `q${qi} topK=${topK} plain`);
+        compared++;
+      }
+      const tag = qi % 4;
+      const allow = new Bitmap(5000);
+      for (const r of live.values()) if (r.tag === tag) allow.add(r.label);
+      const got = index.search(prepared, 10, idOf, allow).map((h) => ({ id: h.id, score: h.rank }));
+      assert.deepEqual(got, bruteForce(live.values(), q, 10, (r) => r.tag === tag), `q${qi} filtered`);
+    }
+    assert.equal(compared, 300);
+    // A query sharing no dimension with any record matches nothing.
+    const none = prepareSparse({ indices: Uint32Array.of(VOCAB + 5, 4294967295), values: Float32Array.of(1, 2) });
+    assert.deepEqual(index.search(none, 10, idOf), []);
+  });
+
+  it('high dimensions (hashed vocabularies, up to 4294967295) index, compact and search like low ones', () => {
+    const spread = (s: SparseValues): SparseValues => ({
+      indices: Uint32Array.from(s.indices, (d) => (d % 3 === 0 ? d : d % 3 === 1 ? 131_072 + d : 4_294_967_295 - d)),
+      values: s.values,
+    });
+    const { index, live } = randomWrites(5, 3000, spread);
+    const fresh = new SparseIndex();
+    for (const r of live.values()) fresh.set(r.label, sorted(r.sparse));
+    const dims = new Set([...index.livePostings().keys()]);
+    assert.ok([...dims].some((d) => d < 131_072) && [...dims].some((d) => d >= 131_072 && d < 200_000) && [...dims].some((d) => d > 4_294_000_000));
+    assert.deepEqual(index.livePostings(), fresh.livePostings());
+    const idOf = (label: number): string => live.get(label)!.id;
+    const rand = prng(17);
+    for (let qi = 0; qi < 30; qi++) {
+      const q = spread(zipfSparse(rand, 1 + Math.floor(rand() * 12), qi % 2 === 0 ? 0 : 0.3));
+      const got = index.search(prepareSparse(q), 10, idOf).map((h) => ({ id: h.id, score: h.rank }));
+      assert.deepEqual(got, bruteForce(live.values(), q, 10), `q${qi}`);
+    }
+    index.work(Infinity);
+    assert.deepEqual(index.livePostings(), fresh.livePostings(), 'compacted');
+  });
+
+  it('after compaction (tightened list bounds) MaxScore still equals brute force', () => {
+    const { index, live } = randomWrites(11, 3000);
+    index.work(Infinity);
+    const idOf = (label: number): string => live.get(label)!.id;
+    const rand = prng(5);
+    for (let qi = 0; qi < 40; qi++) {
+      const q = zipfSparse(rand, 1 + Math.floor(rand() * 12), qi % 2 === 0 ? 0 : 0.3);
+      for (const topK of [1, 10, 100]) {
+        const got = index.search(prepareSparse(q), topK, idOf).map((h) => ({ id: h.id, score: h.rank }));
+        assert.deepEqual(got, bruteForce(live.values(), q, topK), `q${qi} topK=${topK}`);
+      }
+    }
+  });
+
+  it('ties (identical records) are ordered by id on the pruned path', () => {
+    const index = new SparseIndex();
+    const s = sorted({ indices: Uint32Array.of(3, 1, 2), values: Float32Array.of(0.5, 0.25, 1) });
+    const ids = ['c', 'a', 'd', 'b'];
+    ids.forEach((_, label) => index.set(label, s));
+    index.set(4, sorted({ indices: Uint32Array.of(1), values: Float32Array.of(0.1) }));
+    const hits = index.search(prepareSparse({ indices: Uint32Array.of(1, 2, 3), values: Float32Array.of(1, 1, 1) }), 3, (l) => ids[l] ?? 'e');
+    assert.deepEqual(hits.map((h) => h.id), ['a', 'b', 'c']);
+    assert.deepEqual(hits.map((h) => h.rank), [1.75, 1.75, 1.75]);
+  });
+});
+
+describe('SparseIndex reaching (hybrid search: every record whose sparse score reaches a threshold)', () => {
+  /** Exact sparse scores of the live records sharing a dimension with q, by label. */
+  const scores = (live: Map<number, Ref>, q: SparseValues): Map<number, number> => {
+    const qm = new Map<number, number>();
+    for (let i = 0; i < q.indices.length; i++) qm.set(q.indices[i], q.values[i]);
+    const out = new Map<number, number>();
+    for (const r of live.values()) {
+      let score = 0;
+      let shares = false;
+      for (let i = 0; i < r.sparse.indices.length; i++) {
+        const w = qm.get(r.sparse.indices[i]);
+        if (w === undefined) continue;
+        shares = true;
+        score += w * r.sparse.values[i];
+      }
+      if (shares) out.set(r.label, score);
+    }
+    return out;
+  };
+
+  it('equals brute force after random writes, before and after compaction, negative weights included', () => {
+    const { index, live } = randomWrites(21, 3000);
+    const rand = prng(22);
+    let nonEmpty = 0;
+    for (const compacted of [false, true]) {
+      if (compacted) index.work(Infinity);
       for (let qi = 0; qi < 40; qi++) {
-        const q = zipfSparse(rand, 1 + Math.floor(rand() * 12), qi % 2 === 0 ? 0 : 0.3);
-        for (const topK of [1, 10, 100]) {
-          const got = index.search(prepareSparse(q), topK, idOf).map((h) => ({ id: h.id, score: h.rank }));
-          assert.deepEqual(got, bruteForce(live.values(), q, topK), `q${qi} topK=${topK}`);
+        const q = zipfSparse(rand, 1 + Math.floor(rand() * 10), qi % 2 === 0 ? 0 : 0.3);
+        const exact = scores(live, q);
+        const ranked = [...exact.values()].filter((v) => v > 0).sort((a, b) => b - a);
+        // Thresholds at, between and beyond the records' scores.
+        for (const tau of [ranked[0], ranked[4], ranked[20], (ranked[9] + ranked[10]) / 2, 1e-6, 1e6]) {
+          if (!(tau > 0)) continue;
+          const got = new Set(index.reaching(prepareSparse(q), tau));
+          const want = [...exact].filter(([, v]) => v >= tau).map(([label]) => label);
+          for (const label of want) assert.ok(got.has(label), `q${qi} tau=${tau} label ${label} missing`);
+          for (const label of got) assert.ok(exact.get(label)! >= tau * (1 - 1e-6), `q${qi} tau=${tau} label ${label} below`);
+          if (want.length > 0) nonEmpty++;
         }
       }
-    });
-
-    it('ties (identical records) are ordered by id on the pruned path', () => {
-      const index = new SparseIndex(native);
-      const s = sorted({ indices: Uint32Array.of(3, 1, 2), values: Float32Array.of(0.5, 0.25, 1) });
-      const ids = ['c', 'a', 'd', 'b'];
-      ids.forEach((_, label) => index.set(label, s));
-      index.set(4, sorted({ indices: Uint32Array.of(1), values: Float32Array.of(0.1) }));
-      const hits = index.search(prepareSparse({ indices: Uint32Array.of(1, 2, 3), values: Float32Array.of(1, 1, 1) }), 3, (l) => ids[l] ?? 'e');
-      assert.deepEqual(hits.map((h) => h.id), ['a', 'b', 'c']);
-      assert.deepEqual(hits.map((h) => h.rank), [1.75, 1.75, 1.75]);
-    });
+    }
+    assert.ok(nonEmpty > 200, `thresholds that select records: ${nonEmpty}`);
   });
 
-  describe(`SparseIndex reaching (${path}; hybrid search: every record whose sparse score reaches a threshold)`, () => {
-    /** Exact sparse scores of the live records sharing a dimension with q, by label. */
-    const scores = (live: Map<number, Ref>, q: SparseValues): Map<number, number> => {
-      const qm = new Map<number, number>();
-      for (let i = 0; i < q.indices.length; i++) qm.set(q.indices[i], q.values[i]);
-      const out = new Map<number, number>();
-      for (const r of live.values()) {
-        let score = 0;
-        let shares = false;
-        for (let i = 0; i < r.sparse.indices.length; i++) {
-          const w = qm.get(r.sparse.indices[i]);
-          if (w === undefined) continue;
-          shares = true;
-          score += w * r.sparse.values[i];
-        }
-        if (shares) out.set(r.label, score);
-      }
-      return out;
-    };
-
-    it('equals brute force after random writes, before and after compaction, negative weights included', () => {
-      const { index, live } = randomWrites(21, 3000, native);
-      const rand = prng(22);
-      let nonEmpty = 0;
-      for (const compacted of [false, true]) {
-        if (compacted) index.work(Infinity);
-        for (let qi = 0; qi < 40; qi++) {
-          const q = zipfSparse(rand, 1 + Math.floor(rand() * 10), qi % 2 === 0 ? 0 : 0.3);
-          const exact = scores(live, q);
-          const ranked = [...exact.values()].filter((v) => v > 0).sort((a, b) => b - a);
-          // Thresholds at, between and beyond the records' scores.
-          for (const tau of [ranked[0], ranked[4], ranked[20], (ranked[9] + ranked[10]) / 2, 1e-6, 1e6]) {
-            if (!(tau > 0)) continue;
-            const got = new Set(index.reaching(prepareSparse(q), tau));
-            const want = [...exact].filter(([, v]) => v >= tau).map(([label]) => label);
-            for (const label of want) assert.ok(got.has(label), `q${qi} tau=${tau} label ${label} missing`);
-            for (const label of got) assert.ok(exact.get(label)! >= tau * (1 - 1e-6), `q${qi} tau=${tau} label ${label} below`);
-            if (want.length > 0) nonEmpty++;
-          }
-        }
-      }
-      assert.ok(nonEmpty > 200, `thresholds that select records: ${nonEmpty}`);
-    });
-
-    it('returns nothing for a threshold that is not positive (records sharing no dimension would reach it)', () => {
-      const index = new SparseIndex(native);
-      index.set(0, { indices: Uint32Array.of(1), values: Float32Array.of(0.5) });
-      const q = prepareSparse({ indices: Uint32Array.of(1), values: Float32Array.of(1) });
-      assert.deepEqual(index.reaching(q, 0.5), [0]);
-      assert.deepEqual(index.reaching(q, 0), []);
-      assert.deepEqual(index.reaching(q, -1), []);
-      // Over its budget it answers undefined: the caller keeps its candidates.
-      assert.equal(index.reaching(q, 0.5, 0), undefined, 'more postings than allowed');
-      assert.equal(index.reaching(q, 0.5, Infinity, 0), undefined, 'more records than allowed');
-      assert.deepEqual(index.reaching(q, 0.5, 1, 1), [0]);
-    });
+  it('returns nothing for a threshold that is not positive (records sharing no dimension would reach it)', () => {
+    const index = new SparseIndex();
+    index.set(0, { indices: Uint32Array.of(1), values: Float32Array.of(0.5) });
+    const q = prepareSparse({ indices: Uint32Array.of(1), values: Float32Array.of(1) });
+    assert.deepEqual(index.reaching(q, 0.5), [0]);
+    assert.deepEqual(index.reaching(q, 0), []);
+    assert.deepEqual(index.reaching(q, -1), []);
+    // Over its budget it answers undefined: the caller keeps its candidates.
+    assert.equal(index.reaching(q, 0.5, 0), undefined, 'more postings than allowed');
+    assert.equal(index.reaching(q, 0.5, Infinity, 0), undefined, 'more records than allowed');
+    assert.deepEqual(index.reaching(q, 0.5, 1, 1), [0]);
   });
-}
+});
 
 describe('SparseIndex native and JavaScript paths', () => {
-  it('pick the same hybrid candidates', () => {
-    const { index: a } = randomWrites(31, 3000, nativeAddon ?? null);
-    const { index: b } = randomWrites(31, 3000, null);
+  it('answer every search identically (MaxScore, plain, filtered) and pick the same hybrid candidates', () => {
+    const { index: a, live } = randomWrites(31, 3000, undefined, { index: new SparseIndex(nativeAddon ?? null) });
+    const { index: b } = randomWrites(31, 3000, undefined, { index: new SparseIndex(null) });
+    const idOf = (label: number): string => live.get(label)!.id;
+    const allow = new Bitmap(5000);
+    for (const r of live.values()) if (r.tag === 1) allow.add(r.label);
     assert.ok(a.isNative, `addon not loaded: ${nativeAddonError}`);
     const rand = prng(32);
     for (let qi = 0; qi < 40; qi++) {
       const q = prepareSparse(zipfSparse(rand, 1 + Math.floor(rand() * 12), qi % 2 === 0 ? 0 : 0.3));
+      for (const topK of [1, 10, 100]) {
+        assert.deepEqual(a.search(q, topK, idOf), b.search(q, topK, idOf), `q${qi} topK=${topK}`);
+        assert.deepEqual(a.search(q, topK, idOf, undefined, 'plain'), b.search(q, topK, idOf, undefined, 'plain'), `q${qi} topK=${topK} plain`);
+        assert.deepEqual(a.search(q, topK, idOf, allow), b.search(q, topK, idOf, allow), `q${qi} topK=${topK} filtered`);
+        const reach = (x: SparseIndex): number[] | undefined => x.reaching(q, 0.2)?.sort((u, v) => u - v);
+        assert.deepEqual(reach(a), reach(b), `q${qi} reaching`);
+      }
       for (const [n, coverage] of [[5, 0.5], [50, 0.3], [100000, 1]]) {
         const sortedLabels = (xs: number[]): number[] => xs.sort((x, y) => x - y);
         assert.deepEqual(sortedLabels(a.candidates(q, n, coverage)), sortedLabels(b.candidates(q, n, coverage)), `q${qi} n=${n} coverage=${coverage}`);

@@ -725,3 +725,25 @@ test('compactTombstones forgets old deletions and refuses a replay from before t
     ['delete'],
   );
 });
+
+test('sparsePairs counts the sparse pairs of the live records of the namespace only (a load sizes its pools with it)', () => {
+  const store = openStore();
+  const sparse = (n: number): StoredRecord['sparse'] => ({
+    indices: Uint32Array.from({ length: n }, (_, i) => i * 3),
+    values: Float32Array.from({ length: n }, (_, i) => i + 0.5),
+  });
+  store.upsert('a', [
+    { id: 'x', sparse: sparse(5) },
+    { id: 'y', sparse: sparse(7), values: Float32Array.of(1, 2) },
+    { id: 'z', values: Float32Array.of(1, 2) },
+  ]);
+  store.upsert('b', [{ id: 'x', sparse: sparse(11) }]);
+  assert.equal(store.sparsePairs('a'), 12);
+  store.upsert('a', [{ id: 'x', sparse: sparse(2) }]); // replaced values
+  store.deleteIds('a', ['y']);
+  assert.equal(store.sparsePairs('a'), 2);
+  assert.equal(store.sparsePairs('b'), 11);
+  store.dropNamespace('b');
+  assert.equal(store.sparsePairs('b'), 0, 'a dropped namespace holds nothing');
+  assert.equal(store.sparsePairs('never'), 0);
+});
