@@ -68,11 +68,15 @@ export async function writeImportSource(data: DenseData, root: string): Promise<
   return { files, bytes, seconds: (performance.now() - started) / 1000 };
 }
 
-/** Records of `index` not yet in a graph, from /metrics; NaN when the gauge is absent (never reported). */
+/**
+ * Records of `index` not yet in a graph, from /metrics; NaN when the gauge is absent (not
+ * reported yet). The gauge's label is the index's host id, `<name>-<7 letters or digits>`
+ * (src/control/index-service.ts), not its name.
+ */
 async function unindexedOf(client: Client, url: string, index: string): Promise<number> {
   const r = await client.request('GET', `${url}/metrics`);
   if (r.status !== 200) return Number.NaN;
-  const m = new RegExp(`^conifer_engine_unindexed_records\\{index="${index}"\\} ([0-9.eE+-]+)$`, 'm').exec(r.text);
+  const m = new RegExp(`^conifer_engine_unindexed_records\\{index="${index}-[A-Za-z0-9]{7}"\\} ([0-9.eE+-]+)$`, 'm').exec(r.text);
   return m ? Number(m[1]) : Number.NaN;
 }
 
