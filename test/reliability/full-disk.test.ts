@@ -258,6 +258,10 @@ describe('the free-space threshold (any volume, no mount needed)', () => {
     // No volume has 4 PiB free: every growing write is below the threshold.
     server = await startServer({ dataDir, env: { CONIFER_MIN_FREE_BYTES: String(2 ** 52), CONIFER_DISK_RESERVE_BYTES: '0' } });
     host = host.replace(/^http:\/\/[^/]+/, server.url);
+    // Reads answer 503 until recovery has loaded the index; what is checked below is the threshold, not the load.
+    for (let i = 0; i < 600 && (await api(server, 'GET', '/ready', { key: null })).status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
   });
   after(async () => {
     await server.stop();
