@@ -52,7 +52,10 @@ export interface HybridSources {
   tailBest(n: number): readonly number[];
   /** Exact dense part of a label's score, unrounded (Scorer.denseScore). */
   dense(label: number): number;
-  /** Exact sparse part of a label's score; NaN when it shares no dimension with the query. */
+  /**
+   * Exact sparse part of a label's score; NaN when it shares no dimension with the query.
+   * The scorer's own sparse part, so offer() hands it to rankWith() rather than computing it twice.
+   */
   sparse(label: number): number;
   /** The postings' best n labels by partial sparse score (approximate). */
   sparseCandidates(n: number): readonly number[];
@@ -92,6 +95,7 @@ export function hybridSearch(topK: number, multiple: number = HYBRID_CANDIDATE_M
     if (seen.has(label)) return;
     seen.add(label);
     let d = denseOf.get(label);
+    let sparse: number | undefined;
     if (d === undefined) {
       const theta = top.threshold;
       if (outside && theta !== undefined) {
@@ -99,12 +103,12 @@ export function hybridSearch(topK: number, multiple: number = HYBRID_CANDIDATE_M
         // step 2): when even dMax + its sparse part rounds below θ, the record cannot
         // enter (d ≤ dMax ⇒ d + sparse ≤ dMax + sparse, rounding is monotonic), so its
         // dense part — most of a hybrid query's cost — is never computed.
-        const sp = s.sparse(label);
-        if (Math.fround(dMax + (sp === sp ? sp : 0)) < theta) return;
+        sparse = s.sparse(label);
+        if (Math.fround(dMax + (sparse === sparse ? sparse : 0)) < theta) return;
       }
       d = s.dense(label);
     }
-    const rank = s.scorer.rankWith(label, d);
+    const rank = s.scorer.rankWith(label, d, sparse);
     if (rank !== rank) return;
     if (top.admits(rank)) top.offer(label, s.idOf(label), rank);
   };

@@ -69,11 +69,14 @@ export class Scorer {
     return score;
   }
 
-  /** rank() given the record's denseScore(). */
-  rankWith(label: number, denseScore: number): number {
+  /**
+   * rank() given the record's denseScore() and, when the caller has it already, its
+   * sparse part (the query's sparseScore(label): NaN when it shares no dimension).
+   */
+  rankWith(label: number, denseScore: number, sparseScore?: number): number {
     let score = denseScore;
     if (this.q.sparseScore) {
-      const s = this.q.sparseScore(label);
+      const s = sparseScore ?? this.q.sparseScore(label);
       // A sparse-only query matches records that share at least one index with it.
       if (s === s) score += s;
       else if (!this.q.dense) return NaN;
