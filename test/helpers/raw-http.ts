@@ -4,12 +4,12 @@
 // Node's http client (and fetch) cannot: when the server closes while the body is still
 // being written, the client's write fails (EPIPE/ECONNRESET) and Node destroys the socket,
 // often before it parsed the answer already sitting in the socket's receive buffer — the
-// request then fails with "write EPIPE" although the server did answer. Here the body is
-// written in 64 KiB chunks, each after the previous was accepted and after a turn of the
-// event loop (so bytes that arrived are read before the next write), writing stops as
-// soon as the answer begins, and whatever arrived before a write error is parsed.
-import { connect, type Socket } from 'node:net';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+// request then fails with "write EPIPE" although the server did answer. Here a write
+// that fails with EPIPE/ECONNRESET is recorded and stops the upload but does not destroy
+// the socket (UploadTolerantSocket), so the answer the kernel already received is still
+// read; the read side then ends or fails by itself. The body goes in 64 KiB chunks, each
+// after the previous was accepted, and writing stops as soon as the answer begins.
+import { Socket } from 'node:net';
 
 export interface RawAnswer {
   /** The status of the answer's status line; 0 when no status line arrived. */
@@ -29,6 +29,35 @@ export interface RawAnswer {
 }
 
 const CHUNK = 64 * 1024;
+
+/** The errors of a write into a connection the server has closed or reset. */
+const UPLOAD_REFUSED = new Set(['EPIPE', 'ECONNRESET']);
+
+/**
+ * A socket whose failed writes (EPIPE/ECONNRESET) are recorded in `uploadError` instead
+ * of destroying it: Node destroys a socket on any write error, dropping the bytes that
+ * already arrived but were not yet read — the server's early answer.
+ */
+class UploadTolerantSocket extends Socket {
+  uploadError: string | undefined;
+
+  override _write(chunk: Buffer, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    super._write(chunk, encoding, this.tolerant(callback));
+  }
+
+  override _writev(chunks: { chunk: Buffer; encoding: BufferEncoding }[], callback: (error?: Error | null) => void): void {
+    super._writev!(chunks, this.tolerant(callback));
+  }
+
+  private tolerant(callback: (error?: Error | null) => void): (error?: Error | null) => void {
+    return (error) => {
+      const code = (error as NodeJS.ErrnoException | null | undefined)?.code;
+      if (code === undefined || !UPLOAD_REFUSED.has(code)) return callback(error);
+      this.uploadError ??= code;
+      callback();
+    };
+  }
+}
 const TIMEOUT_MS = 60_000;
 
 /**
@@ -39,7 +68,8 @@ const TIMEOUT_MS = 60_000;
 export function rawExchange(url: string, head: string, body: Buffer | null): Promise<RawAnswer> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket: Socket = connect(Number(port), hostname);
+    const socket = new UploadTolerantSocket();
+    socket.connect(Number(port), hostname);
     let received = Buffer.alloc(0);
     let writeError: string | undefined;
     let bodyWritten = body === null;
@@ -54,7 +84,7 @@ export function rawExchange(url: string, head: string, body: Buffer | null): Pro
       settled = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve({ ...parseAnswer(received, ended), bodyWritten, writeError });
+      resolve({ ...parseAnswer(received, ended), bodyWritten, writeError: writeError ?? socket.uploadError });
     };
     socket.on('data', (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
@@ -70,12 +100,12 @@ export function rawExchange(url: string, head: string, body: Buffer | null): Pro
       socket.write(head);
       if (!body) return;
       for (let at = 0; at < body.length; at += CHUNK) {
-        await nextTurn();
-        if (socket.destroyed || received.length > 0) return; // answered: the rest is not wanted
+        // Answered (the rest is not wanted), refused or closed: stop uploading.
+        if (socket.destroyed || socket.uploadError !== undefined || received.length > 0) return;
         const ok = socket.write(body.subarray(at, at + CHUNK));
         if (!ok) await new Promise((r) => socket.once('drain', r).once('close', r));
       }
-      bodyWritten = received.length === 0 && !socket.destroyed;
+      bodyWritten = received.length === 0 && !socket.destroyed && socket.uploadError === undefined;
     });
   });
 }
