@@ -123,7 +123,7 @@ export interface BenchResult {
   };
   query: { unfiltered: { c1: QueryPhase; c8: QueryPhase }; filtered: FilterResult[] };
   /** Bulk import (POST /bulk/imports) of the dense records from Parquet, versus ingest.c4. */
-  bulkImport: ImportPhase;
+  bulkImport?: ImportPhase;
   /**
    * Issue 15's "one busy index does not stall the others": the dense index and the imported
    * copy of it queried at concurrency 1 and 4 each, first alone, then both at once (absent in older reports).
@@ -151,11 +151,11 @@ export interface BenchResult {
      */
     searchableMs: number;
     /** The same restart with every graph snapshot removed: the engine rebuilds from the record stores. */
-    rebuild: { readyMs: number; firstCorrectQueryMs: number; searchableMs: number; snapshotFilesRemoved: number };
+    rebuild?: { readyMs: number; firstCorrectQueryMs: number; searchableMs: number; snapshotFilesRemoved: number };
     /** readyMs ÷ rebuild.readyMs. */
-    readyToRebuildRatio: number;
+    readyToRebuildRatio?: number;
     /** searchableMs ÷ rebuild.searchableMs (target ≤ 15 %). */
-    searchableToRebuildRatio: number;
+    searchableToRebuildRatio?: number;
   };
   memory: {
     rssEmptyBytes: number;
@@ -493,8 +493,9 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
   const client = new Client(apiKey, 16);
   let server: ServerProcess | undefined;
   try {
-    const importSource = await writeImportSource(data, importRoot);
-    log(`import source: ${importSource.files} Parquet files, ${(importSource.bytes / 2 ** 20).toFixed(0)} MiB, written in ${importSource.seconds.toFixed(1)} s`);
+    // Absent with the rebuild phases off (SizeSpec.rebuildPhases): the import is one of them.
+    const importSource = spec.rebuildPhases ? await writeImportSource(data, importRoot) : undefined;
+    if (importSource) log(`import source: ${importSource.files} Parquet files, ${(importSource.bytes / 2 ** 20).toFixed(0)} MiB, written in ${importSource.seconds.toFixed(1)} s`);
     server = await startServer(dataDir, apiKey, undefined, [], { CONIFER_IMPORT_ROOT: importRoot });
     const firstServer = server;
     log(`server pid ${server.pid} ready in ${server.readyMs.toFixed(0)} ms at ${server.url}`);
@@ -655,30 +656,33 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
 
     // Bulk import of the same dense data into a new index, compared with the HTTP upsert
     // rate above (c4); the index is deleted afterwards so the restarts below measure the same data.
-    const importHost = await createIndex(client, server.url, { name: 'bench-import', dimension: data.dim, metric: 'cosine' });
-    const bulkImport = await runImportPhase({
-      client,
-      url: server.url,
-      host: importHost,
-      index: 'bench-import',
-      pid: server.pid,
-      root: importRoot,
-      data,
-      source: importSource,
-      httpUpsertVectorsPerSecond: c4.phase.vectorsPerSecond,
-      maxMs: 30 * 60_000,
-    });
+    let bulkImport: ImportPhase | undefined;
     const twoIndexes: TwoIndexPhase[] = [];
-    for (const concurrency of [1, 4]) {
-      const two = await twoIndexPhase(client, [host, importHost], concurrency, unfilteredBodies, phaseMs, evaluator(0));
-      twoIndexes.push(two);
-      log(
-        `two indexes at c${concurrency} each: alone ${two.alone.map((p) => p.qps.toFixed(0)).join(' / ')} QPS, together ` +
-          `${two.together.map((p) => p.qps.toFixed(0)).join(' / ')} QPS`,
-      );
+    if (importSource) {
+      const importHost = await createIndex(client, server.url, { name: 'bench-import', dimension: data.dim, metric: 'cosine' });
+      bulkImport = await runImportPhase({
+        client,
+        url: server.url,
+        host: importHost,
+        index: 'bench-import',
+        pid: server.pid,
+        root: importRoot,
+        data,
+        source: importSource,
+        httpUpsertVectorsPerSecond: c4.phase.vectorsPerSecond,
+        maxMs: 30 * 60_000,
+      });
+      for (const concurrency of [1, 4]) {
+        const two = await twoIndexPhase(client, [host, importHost], concurrency, unfilteredBodies, phaseMs, evaluator(0));
+        twoIndexes.push(two);
+        log(
+          `two indexes at c${concurrency} each: alone ${two.alone.map((p) => p.qps.toFixed(0)).join(' / ')} QPS, together ` +
+            `${two.together.map((p) => p.qps.toFixed(0)).join(' / ')} QPS`,
+        );
+      }
+      await client.json('DELETE', `${server.url}/indexes/bench-import`);
+      log(`bulk import: ${Math.round(bulkImport.recordsPerSecond)} records/s (${bulkImport.ratioToHttpUpsert.toFixed(2)}× HTTP upsert c4), searchable after ${bulkImport.searchableSeconds.toFixed(1)} s, peak RSS ${(bulkImport.peakRssBytes / 2 ** 20).toFixed(0)} MiB (${(bulkImport.rssBeforeBytes / 2 ** 20).toFixed(0)} MiB before)`);
     }
-    await client.json('DELETE', `${server.url}/indexes/bench-import`);
-    log(`bulk import: ${Math.round(bulkImport.recordsPerSecond)} records/s (${bulkImport.ratioToHttpUpsert.toFixed(2)}× HTTP upsert c4), searchable after ${bulkImport.searchableSeconds.toFixed(1)} s, peak RSS ${(bulkImport.peakRssBytes / 2 ** 20).toFixed(0)} MiB (${(bulkImport.rssBeforeBytes / 2 ** 20).toFixed(0)} MiB before)`);
 
     // Restart: process start to /ready with the data loaded, then to a correct answer.
     let ts = performance.now();
@@ -705,26 +709,29 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     log(`restart: listening ${restarted.listeningMs.toFixed(0)} ms, ready ${restarted.readyMs.toFixed(0)} ms, first correct query ${firstCorrectQueryMs.toFixed(0)} ms, every record in a graph ${searchableMs.toFixed(0)} ms`);
 
     // The same restart without graph snapshots: what a rebuild from the record stores costs.
-    await server.stop();
-    server = undefined;
-    const snapshotFilesRemoved = removeSnapshots(dataDir);
-    ts = performance.now();
-    server = await startServer(dataDir, apiKey);
-    const rebuilt = server;
-    const host3 = await describeHost(client, rebuilt.url, 'bench-dense');
-    let rebuildFirstCorrectMs = Number.NaN;
-    for (let attempt = 0; attempt < 6000; attempt++) {
-      const r = await client.request('POST', `${host3}/query`, lastBody);
-      if (r.status === 200 && matchesOf(JSON.parse(r.text))[0]?.id === id(data.n - 1)) {
-        rebuildFirstCorrectMs = performance.now() - ts;
-        break;
+    let rebuild: BenchResult['restart']['rebuild'];
+    if (spec.rebuildPhases) {
+      await server.stop();
+      server = undefined;
+      const snapshotFilesRemoved = removeSnapshots(dataDir);
+      ts = performance.now();
+      server = await startServer(dataDir, apiKey);
+      const rebuilt = server;
+      const host3 = await describeHost(client, rebuilt.url, 'bench-dense');
+      let rebuildFirstCorrectMs = Number.NaN;
+      for (let attempt = 0; attempt < 6000; attempt++) {
+        const r = await client.request('POST', `${host3}/query`, lastBody);
+        if (r.status === 200 && matchesOf(JSON.parse(r.text))[0]?.id === id(data.n - 1)) {
+          rebuildFirstCorrectMs = performance.now() - ts;
+          break;
+        }
+        await new Promise((res) => setTimeout(res, 50));
       }
-      await new Promise((res) => setTimeout(res, 50));
+      if (!Number.isFinite(rebuildFirstCorrectMs)) throw new Error('after a rebuild no query found the data (5 min)');
+      const rebuildSearchableMs = (await waitFullyIndexed(client, rebuilt.url, 30 * 60_000)) - ts;
+      rebuild = { readyMs: rebuilt.readyMs, firstCorrectQueryMs: rebuildFirstCorrectMs, searchableMs: rebuildSearchableMs, snapshotFilesRemoved };
+      log(`restart without snapshots (${snapshotFilesRemoved} files removed): ready ${rebuilt.readyMs.toFixed(0)} ms, first correct query ${rebuildFirstCorrectMs.toFixed(0)} ms, every record in a graph ${rebuildSearchableMs.toFixed(0)} ms`);
     }
-    if (!Number.isFinite(rebuildFirstCorrectMs)) throw new Error('after a rebuild no query found the data (5 min)');
-    const rebuildSearchableMs = (await waitFullyIndexed(client, rebuilt.url, 30 * 60_000)) - ts;
-    const rebuild = { readyMs: rebuilt.readyMs, firstCorrectQueryMs: rebuildFirstCorrectMs, searchableMs: rebuildSearchableMs, snapshotFilesRemoved };
-    log(`restart without snapshots (${snapshotFilesRemoved} files removed): ready ${rebuilt.readyMs.toFixed(0)} ms, first correct query ${rebuildFirstCorrectMs.toFixed(0)} ms, every record in a graph ${rebuildSearchableMs.toFixed(0)} ms`);
 
     const pick = pickHnsw(hnswlib.sweep, u1.recall);
     const result: BenchResult = {
@@ -764,7 +771,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       },
       query: { unfiltered: { c1: u1, c8: u8 }, filtered },
       bulkImport,
-      twoIndexes,
+      twoIndexes: twoIndexes.length ? twoIndexes : undefined,
       sparse: { records: spec.sparseN, upsertVectorsPerSecond: sp.phase.vectorsPerSecond, query: sparseQuery, rssGrowthBytesPerRecord: sparseRssPerRecord },
       hybrid: { records: spec.sparseN, upsertVectorsPerSecond: hy.phase.vectorsPerSecond, indexedAfterAckSeconds: hybridIndexedAfterAckSeconds, query: hybridQuery },
       operations: { fetch10, fetch100, describeIndexStats, listPage },
@@ -776,8 +783,8 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         recordsAfterRestart,
         rebuild,
         searchableMs,
-        readyToRebuildRatio: restarted.readyMs / rebuilt.readyMs,
-        searchableToRebuildRatio: searchableMs / rebuildSearchableMs,
+        readyToRebuildRatio: rebuild && restarted.readyMs / rebuild.readyMs,
+        searchableToRebuildRatio: rebuild && searchableMs / rebuild.searchableMs,
       },
       memory: {
         rssEmptyBytes,

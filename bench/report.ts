@@ -163,6 +163,28 @@ function twoIndexTable(phases: NonNullable<BenchResult['twoIndexes']>): Table {
   };
 }
 
+function importSection(r: BenchResult): string {
+  if (!r.bulkImport) {
+    return `## Bulk import
+
+Not run at this size (SizeSpec.rebuildPhases: it builds the whole graph again); the import at
+this size is measured alone by \`npm run bench -- --size ${r.size} --only import\` (import-${r.size}.md).
+
+`;
+  }
+  return `## Bulk import
+
+The same dense records written as Parquet in the layout \`conifer export\` writes (row
+groups of 10,000, files of up to 100,000 rows; writing is not measured), imported into a
+new index through \`POST /bulk/imports\` with a \`file://\` URI under
+\`CONIFER_IMPORT_ROOT\`, on the same server right after the phases above; the index is
+deleted afterwards.
+
+${markdown(importTable(r.bulkImport))}
+
+`;
+}
+
 function twoIndexSection(r: BenchResult): string {
   if (!r.twoIndexes) return '';
   return `## Two indexes queried at once
@@ -217,12 +239,9 @@ function otherTable(r: BenchResult): Table {
       ['restart: process start → /ready 200', ms(r.restart.readyMs)],
       ['restart: process start → first correct query', ms(r.restart.firstCorrectQueryMs)],
       ['records after restart', int(r.restart.recordsAfterRestart)],
-      [`restart without snapshots (rebuild; ${r.restart.rebuild.snapshotFilesRemoved} files removed): start → /ready 200`, ms(r.restart.rebuild.readyMs)],
-      ['restart without snapshots: start → first correct query', ms(r.restart.rebuild.firstCorrectQueryMs)],
-      ['restart → ready ÷ rebuild → ready', `${f(r.restart.readyToRebuildRatio * 100, 1)} %`],
+      ...rebuildRows(r.restart, 'ready'),
       ['restart: process start → /ready and every record in a graph (unindexed = 0)', ms(r.restart.searchableMs)],
-      ['restart without snapshots: start → every record in a graph', ms(r.restart.rebuild.searchableMs)],
-      ['restart → searchable ÷ rebuild → searchable (target ≤ 15 %)', `${f(r.restart.searchableToRebuildRatio * 100, 1)} %`],
+      ...rebuildRows(r.restart, 'searchable'),
       ['server RSS, empty index', mib(m.rssEmptyBytes)],
       ['server RSS after dense load', mib(m.rssAfterLoadBytes)],
       ['RSS growth per dense vector (raw float32: ' + m.rawFloat32BytesPerVector + ' B)', `${int(m.bytesPerVector)} B`],
@@ -230,6 +249,23 @@ function otherTable(r: BenchResult): Table {
       ['server RSS after restart (all three indexes loaded)', mib(m.rssAfterRestartBytes)],
     ],
   };
+}
+
+/** The restart-without-snapshots rows; one saying where it is measured when this size skips it (SizeSpec.rebuildPhases). */
+function rebuildRows(restart: BenchResult['restart'], part: 'ready' | 'searchable'): string[][] {
+  const b = restart.rebuild;
+  if (!b) return part === 'ready' ? [['restart without snapshots (rebuild)', 'not run at this size (another full build; see the medium report)']] : [];
+  if (part === 'ready') {
+    return [
+      [`restart without snapshots (rebuild; ${b.snapshotFilesRemoved} files removed): start → /ready 200`, ms(b.readyMs)],
+      ['restart without snapshots: start → first correct query', ms(b.firstCorrectQueryMs)],
+      ['restart → ready ÷ rebuild → ready', `${f((restart.readyToRebuildRatio ?? Number.NaN) * 100, 1)} %`],
+    ];
+  }
+  return [
+    ['restart without snapshots: start → every record in a graph', ms(b.searchableMs)],
+    ['restart → searchable ÷ rebuild → searchable (target ≤ 15 %)', `${f((restart.searchableToRebuildRatio ?? Number.NaN) * 100, 1)} %`],
+  ];
 }
 
 function sweepTable(r: BenchResult): Table {
@@ -253,8 +289,7 @@ export function stdoutTable(r: BenchResult): string {
     '',
     aligned(ingestTable(r)),
     '',
-    aligned(importTable(r.bulkImport)),
-    '',
+    ...(r.bulkImport ? [aligned(importTable(r.bulkImport)), ''] : []),
     aligned(opsTable(r)),
     '',
     aligned(otherTable(r)),
@@ -318,17 +353,7 @@ first ~30 % of the records at concurrency 1, the rest at concurrency 4, into one
 
 ${markdown(ingestTable(r))}
 
-## Bulk import
-
-The same dense records written as Parquet in the layout \`conifer export\` writes (row
-groups of 10,000, files of up to 100,000 rows; writing is not measured), imported into a
-new index through \`POST /bulk/imports\` with a \`file://\` URI under
-\`CONIFER_IMPORT_ROOT\`, on the same server right after the phases above; the index is
-deleted afterwards.
-
-${markdown(importTable(r.bulkImport))}
-
-${twoIndexSection(r)}## Other operations and server responsiveness
+${importSection(r)}${twoIndexSection(r)}## Other operations and server responsiveness
 
 The latency of \`GET /health\` (probed every 20 ms from its own thread and connection in the
 harness, so the harness's own work — building 2 MB upsert bodies — does not delay the probe)

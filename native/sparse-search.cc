@@ -461,7 +461,9 @@ class Search {
     const double dotCost = pairsPerRecord + double(q_.n);
     for (; i < m && alive > 0; i++) {
       const Term& t = terms[order_[i]];
-      if (double(t.length) >= alive * dotCost) break;
+      // maxPostings bounds every entry read, these too (then the survivors decide).
+      if (double(t.length) >= alive * dotCost || needed + t.length > maxPostings) break;
+      needed += t.length;
       AddTo(t);
       need = floor - restFrom_[i + 1];
       uint32_t kept = 0;

@@ -66,7 +66,9 @@ test('the tiny benchmark runs end to end and reports every figure', { timeout: 3
       assert.equal(p.queries, r.data.queries);
     }
     assert.ok(r.references.httpEcho.count > 0 && r.references.httpEcho.p50Ms > 0);
+    assert.ok(r.restart.rebuild, 'tiny runs the restart without snapshots');
     assert.ok(r.restart.rebuild.firstCorrectQueryMs > 0, 'the restart without snapshots answers correctly');
+    assert.ok(r.bulkImport, 'tiny runs the bulk import');
     assert.ok(r.ingest.duringIndexing.queries >= 0 && r.ingest.duringIndexing.shortAnswers === 0);
     assert.equal(r.ingest.c1.vectors + r.ingest.c4.vectors, r.data.records);
     assert.ok(r.query.unfiltered.c1.queries > 0 && r.query.unfiltered.c8.queries > 0);

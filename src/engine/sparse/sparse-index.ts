@@ -283,7 +283,9 @@ export class SparseIndex {
    * bound left reaches it survive, narrowed by scanning further cheap lists, then scored
    * exactly. Records sharing no dimension score 0 and are never returned, hence tau > 0.
    * Undefined when the lists to accumulate hold more than `maxPostings` entries (known
-   * before reading any) or more than `maxRecords` survive the bounds (a low tau).
+   * before reading any) or more than `maxRecords` survive the bounds (a low tau); the
+   * narrowing stops before a list that would take the entries read past `maxPostings`,
+   * so the survivors left decide.
    */
   reaching(q: PreparedSparse, tau: number, maxPostings = Infinity, maxRecords = Infinity): number[] | undefined {
     if (q.dims.length === 0 || !(tau > 0)) return [];
@@ -317,7 +319,9 @@ export class SparseIndex {
     const dotCost = this.pairsPerRecord + q.dims.length;
     for (; i < m && alive > 0; i++) {
       const list = this.postings.get(q.dims[order[i]]) as PostingList;
-      if (list.length >= alive * dotCost) break;
+      // maxPostings bounds every entry read, these too (then the survivors decide).
+      if (list.length >= alive * dotCost || needed + list.length > maxPostings) break;
+      needed += list.length;
       this.addTo(list, q.weights[order[i]], epoch);
       need = floor - restFrom[i + 1];
       let kept = 0;

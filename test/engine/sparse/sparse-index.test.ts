@@ -312,6 +312,25 @@ describe('SparseIndex reaching (hybrid search: every record whose sparse score r
     assert.equal(index.reaching(q, 0.5, Infinity, 0), undefined, 'more records than allowed');
     assert.deepEqual(index.reaching(q, 0.5, 1, 1), [0]);
   });
+
+  it('counts the entries read while narrowing against maxPostings too (both paths)', () => {
+    for (const native of [nativeAddon ?? null, null]) {
+      const index = new SparseIndex(native);
+      // Records 0-9 hold dimension 1 (weight 1); 0-4 also dimension 2 (0.1), as do 90
+      // records 10-99; each holds 50 more dimensions the query lacks, so scoring a record
+      // exactly looks dear and narrowing by reading dimension 2's list is preferred.
+      for (let label = 0; label < 100; label++) {
+        const dims = [...(label < 10 ? [1] : []), ...(label < 5 || label >= 10 ? [2] : []), ...Array.from({ length: 50 }, (_, i) => 100 + i)];
+        index.set(label, { indices: Uint32Array.from(dims), values: Float32Array.from(dims, (d) => (d === 1 ? 1 : d === 2 ? 0.1 : 0.5)) });
+      }
+      const q = prepareSparse({ indices: Uint32Array.of(1, 2), values: Float32Array.of(1, 1) });
+      // τ = 1.05: dimension 1's list (10 entries) must be read; its 10 records survive
+      // until dimension 2's list (95 entries) shows which reach 1.1.
+      assert.deepEqual(index.reaching(q, 1.05, 105, 5)?.sort((x, y) => x - y), [0, 1, 2, 3, 4], `native=${native !== null}`);
+      assert.equal(index.reaching(q, 1.05, 104, 5), undefined, `native=${native !== null}: 10 survivors, narrowing over budget`);
+      assert.deepEqual(index.reaching(q, 1.05, 104, 10)?.sort((x, y) => x - y), [0, 1, 2, 3, 4], `native=${native !== null}: the survivors scored exactly`);
+    }
+  });
 });
 
 describe('SparseIndex native and JavaScript paths', () => {
