@@ -20,6 +20,8 @@
 // them during the call and keeps no reference.
 #include "exact-scan.h"
 
+#include "arg-checks.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -27,6 +29,9 @@
 #include <vector>
 
 namespace {
+
+using arg_checks::typedArray;
+using arg_checks::fail;
 
 typedef float v8f __attribute__((vector_size(32)));
 
@@ -74,21 +79,6 @@ float l2(const float* q, const float* d, uint32_t dim) {
 }
 
 enum Metric { kCosine = 0, kEuclidean = 1, kDot = 2 };
-
-bool typedArray(napi_env env, napi_value v, napi_typedarray_type want, void** data, size_t* length) {
-  bool is = false;
-  if (napi_is_typedarray(env, v, &is) != napi_ok || !is) return false;
-  napi_typedarray_type type;
-  napi_value buffer;
-  size_t offset;
-  if (napi_get_typedarray_info(env, v, &type, length, data, &buffer, &offset) != napi_ok) return false;
-  return type == want;
-}
-
-napi_value fail(napi_env env, const char* message) {
-  napi_throw_type_error(env, nullptr, message);
-  return nullptr;
-}
 
 }  // namespace
 

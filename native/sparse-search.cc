@@ -34,6 +34,8 @@
 // the call and keeps no reference. Scratch arrays are per thread (thread_local).
 #include "sparse-search.h"
 
+#include "arg-checks.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -42,6 +44,11 @@
 #include <vector>
 
 namespace {
+
+using arg_checks::typedArray;
+using arg_checks::isNullish;
+using arg_checks::fail;
+using arg_checks::number;
 
 // Same constants as sparse-index.ts (see there for why they suffice).
 constexpr double kSumSlack = 1e-9;
@@ -92,30 +99,6 @@ thread_local Scratch scratch;
 
 // Thrown inside the search when the arrays contradict each other; becomes a JS Error.
 struct Corrupt {};
-
-bool typedArray(napi_env env, napi_value v, napi_typedarray_type want, void** data, size_t* length) {
-  bool is = false;
-  if (napi_is_typedarray(env, v, &is) != napi_ok || !is) return false;
-  napi_typedarray_type type;
-  napi_value buffer;
-  size_t offset;
-  if (napi_get_typedarray_info(env, v, &type, length, data, &buffer, &offset) != napi_ok) return false;
-  return type == want;
-}
-
-bool isNullish(napi_env env, napi_value v) {
-  napi_valuetype type;
-  return napi_typeof(env, v, &type) == napi_ok && (type == napi_null || type == napi_undefined);
-}
-
-napi_value fail(napi_env env, const char* message) {
-  napi_throw_type_error(env, nullptr, message);
-  return nullptr;
-}
-
-bool number(napi_env env, napi_value v, double* out) {
-  return napi_get_value_double(env, v, out) == napi_ok && !std::isnan(*out);
-}
 
 // Parses the common arguments argv[0..5); false after throwing.
 bool parse(napi_env env, napi_value* argv, Query* q, Index* ix) {

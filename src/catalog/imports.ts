@@ -1,6 +1,11 @@
-// Bulk import jobs (table bulk_imports): what was asked, where the job stands, and the
-// cursor it resumes from after a restart. The runner (data/import-runner.ts) is the only
-// writer of progress; the HTTP layer creates rows and requests cancellation.
+// Bulk import jobs (table bulk_imports): what was asked and where the job stands. The
+// progress columns (cursor and counts) MIRROR the cursor the index's record store commits
+// with each batch (engine/store/import-progress.ts), for describe and list: they are
+// saved after that commit, so they may lag by one batch after a crash (until the runner
+// resumes the import and copies the store's cursor here) but never count a batch that
+// did not commit. The runner (data/import-runner.ts) is the only writer of progress; the
+// HTTP layer creates rows and requests cancellation.
+import type { ImportProgress } from '../engine/store/import-progress.js';
 import type { Db } from './database.js';
 import { nowIso } from './ids.js';
 
@@ -25,7 +30,7 @@ export interface ImportRow {
   rowsDone: number;
   recordsImported: number;
   recordsFailed: number;
-  /** Cursor: index into the sorted file list, and the first row of that file not yet committed. */
+  /** Cursor (mirrored): index into the sorted file list, and the first row of that file not yet committed. */
   fileIndex: number;
   rowInFile: number;
   error: string | null;
@@ -72,14 +77,6 @@ const toRow = (r: SqlImport): ImportRow => ({
   createdAt: r.created_at,
   finishedAt: r.finished_at,
 });
-
-export interface ImportProgress {
-  rowsDone: number;
-  recordsImported: number;
-  recordsFailed: number;
-  fileIndex: number;
-  rowInFile: number;
-}
 
 export class Imports {
   private readonly insertStmt;

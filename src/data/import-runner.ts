@@ -4,14 +4,20 @@
 // that is not Parquet, is truncated or has wrong column types fails the import before
 // any record is written. Then a worker thread (import-read-worker.ts) reads row group by
 // row group (never a whole file) and validates each row like an upsert, and this thread
-// writes its batches of BATCH_ROWS records through VectorService.upsertRecords (one
+// writes its batches of BATCH_ROWS records through VectorService.importBatch (one
 // store transaction, then the engine) — so queries see each committed batch at once and
 // the index stays usable throughout.
 //
 // Invariants
-// - The catalog cursor (file, row) advances only after the batch before it committed;
-//   a restart resumes from it. A batch that committed just before a crash, with its
-//   cursor update lost, is written again: imports upsert, so the result is the same.
+// - Each batch is committed together with the import's cursor past it (file, row, rows
+//   done, records imported and failed) in ONE record store transaction (the store's
+//   import_progress table): after a kill -9 at any point the store holds a batch exactly
+//   when its cursor counts it. A resumed import starts from that cursor, so no batch is
+//   written or counted twice and none is skipped.
+// - The catalog row mirrors that cursor for describe/list: saved after each commit (so
+//   it never counts an uncommitted batch), and set from the store's cursor when an
+//   import resumes or fails (a crash between the commit and the mirror's save leaves it
+//   one batch behind until then).
 // - Stopping (shutdown) and cancelling happen between batches, never inside one.
 // - A resumed import whose source files changed (names, sizes, modification times)
 //   fails rather than mixing two versions of the data.
@@ -25,6 +31,8 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { DiskSpace } from '../catalog/disk-space.js';
 import { FINISHED, type ImportRow } from '../catalog/imports.js';
 import type { IndexRow } from '../catalog/indexes.js';
+import type { ImportProgress } from '../engine/store/record-store.js';
+import { FAULT_IMPORT_KILL_ID, faultInjectionEnabled } from '../engine/worker/fault-injection.js';
 import { ApiError, isStorageFull } from '../errors.js';
 import { ImportReader, ReaderFailed } from './import-reader.js';
 import { listSourceFiles, type SourceFile } from './import-source.js';
@@ -60,6 +68,7 @@ export class ImportRunner {
   private started = false;
   private stopped = false;
   private again = false;
+  private readonly faults = faultInjectionEnabled();
 
   constructor(
     private readonly catalog: Catalog,
@@ -132,7 +141,7 @@ export class ImportRunner {
   }
 
   private fail(job: ImportRow, message: string): void {
-    const written = this.catalog.imports.get(job.indexId, job.id)?.recordsImported ?? 0;
+    const written = this.committedRecords(job);
     const note = written > 0 ? ` (${written} records were imported before the failure and remain in the index)` : '';
     this.catalog.imports.finish(job.id, 'Failed', message + note);
     this.log.info({ importId: job.id, error: message }, 'bulk import failed');
@@ -165,19 +174,16 @@ export class ImportRunner {
       return;
     }
     this.catalog.imports.markStarted(job.id, rowCounts.reduce((a, b) => a + b, 0), fingerprint);
-    this.log.info({ importId: job.id, index: index.name, files: files.length, resumeAt: job.fileIndex }, 'bulk import running');
 
-    const progress = {
-      rowsDone: job.rowsDone,
-      recordsImported: job.recordsImported,
-      recordsFailed: job.recordsFailed,
-      fileIndex: job.fileIndex,
-      rowInFile: job.rowInFile,
-    };
+    let progress = this.syncMirror(job, index);
+    this.log.info(
+      { importId: job.id, index: index.name, files: files.length, resumeAtFile: progress.fileIndex, resumeAtRow: progress.rowInFile },
+      'bulk import running',
+    );
     const reader = new ImportReader({
       files,
-      fileIndex: job.fileIndex,
-      rowInFile: job.rowInFile,
+      fileIndex: progress.fileIndex,
+      rowInFile: progress.rowInFile,
       index,
       onError: job.onError,
       batchRows: BATCH_ROWS,
@@ -187,15 +193,21 @@ export class ImportRunner {
         const batch = await reader.next();
         if (batch === null) break;
         this.checkContinue(job, index);
-        if (batch.records.length > 0) {
-          this.disk.requireSpace('a bulk import batch', estimatedBytes(batch.records));
-          await this.vectors.upsertRecords(index, batch.ns, batch.records);
+        const next: ImportProgress = {
+          rowsDone: progress.rowsDone + batch.rows,
+          recordsImported: progress.recordsImported + batch.records.length,
+          recordsFailed: progress.recordsFailed + batch.failed,
+          fileIndex: batch.fileIndex,
+          rowInFile: batch.rowInFile,
+        };
+        if (batch.records.length > 0) this.disk.requireSpace('a bulk import batch', estimatedBytes(batch.records));
+        // Even a batch of skipped rows is committed: its cursor moves past them.
+        await this.vectors.importBatch(index, batch.ns, batch.records, Number(job.id), next);
+        progress = next;
+        if (this.faults && batch.records.some((r) => r.id === FAULT_IMPORT_KILL_ID)) {
+          // Committed, mirror not saved: the window a resume must get exactly right.
+          process.kill(process.pid, 'SIGKILL');
         }
-        progress.rowsDone += batch.rows;
-        progress.recordsImported += batch.records.length;
-        progress.recordsFailed += batch.failed;
-        progress.fileIndex = batch.fileIndex;
-        progress.rowInFile = batch.rowInFile;
         this.catalog.imports.saveProgress(job.id, progress);
         reader.ack();
         await yieldToRequests();
@@ -221,12 +233,45 @@ export class ImportRunner {
     }
   }
 
+  /**
+   * The import's progress as committed: the cursor the index's store holds for it, copied
+   * into the catalog's mirror. The catalog's own values when the store has none (no batch
+   * committed yet, or the import began under a build whose store kept no cursor).
+   */
+  private syncMirror(job: ImportRow, index: IndexRow): ImportProgress {
+    const stored = this.vectors.importProgress(index, Number(job.id));
+    if (stored === undefined) return progressOf(this.current(job));
+    this.catalog.imports.saveProgress(job.id, stored);
+    return stored;
+  }
+
+  /** Records of the import the index holds, for a failure's message (best effort: the index may be gone). */
+  private committedRecords(job: ImportRow): number {
+    const index = this.catalog.indexes.getById(job.indexId);
+    if (index) {
+      try {
+        return this.syncMirror(job, index).recordsImported;
+      } catch (err) {
+        this.log.error({ err, importId: job.id }, "could not read a failed bulk import's cursor from its index; reporting the catalog's");
+      }
+    }
+    return this.current(job).recordsImported;
+  }
+
   private current(job: ImportRow): ImportRow {
     const row = this.catalog.imports.get(job.indexId, job.id);
     if (!row) throw new Error(`import ${job.id} vanished from the catalog`);
     return row;
   }
 }
+
+const progressOf = (row: ImportRow): ImportProgress => ({
+  rowsDone: row.rowsDone,
+  recordsImported: row.recordsImported,
+  recordsFailed: row.recordsFailed,
+  fileIndex: row.fileIndex,
+  rowInFile: row.rowInFile,
+});
 
 const DISK_FULL =
   "the disk is full: the data directory's volume has no space left, so the import stopped at a batch boundary " +

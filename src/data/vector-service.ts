@@ -7,6 +7,7 @@ import { isPodSpec, type IndexRow } from '../catalog/indexes.js';
 import { compileFilter, FilterError, isEmptyFilter, parseFilterNode, type FilterNode } from '../engine/filter.js';
 import type { StoredRecord } from '../engine/model.js';
 import type { EngineMatch } from '../engine/protocol.js';
+import type { ImportProgress } from '../engine/store/record-store.js';
 import { conflict, invalid, notFound, show } from '../errors.js';
 import {
   DELETE_MAX_IDS,
@@ -97,12 +98,27 @@ export class VectorService {
   }
 
   /**
-   * Stores validated records in one transaction and hands the committed changes to the
-   * engine: the write path of bulk imports (import-runner.ts).
+   * The write path of bulk imports (import-runner.ts): stores validated records (possibly
+   * none) together with import `importId`'s cursor past them, in one transaction, and
+   * hands the committed changes to the engine.
    */
-  async upsertRecords(index: IndexRow, ns: string, records: StoredRecord[]): Promise<{ upsertedCount: number; lsn: number }> {
-    const { result, lsn } = await this.writes.upsertRecords(index, ns, records);
+  async importBatch(
+    index: IndexRow,
+    ns: string,
+    records: StoredRecord[],
+    importId: number,
+    progress: ImportProgress,
+  ): Promise<{ upsertedCount: number; lsn: number }> {
+    const { result, lsn } = await this.writes.importBatch(index, ns, records, importId, progress);
     return { upsertedCount: result, lsn };
+  }
+
+  /**
+   * Import `importId`'s cursor as the index's store holds it: exactly the batches it
+   * committed (undefined before the first). 503 while the index loads.
+   */
+  importProgress(index: IndexRow, importId: number): ImportProgress | undefined {
+    return this.registry.store(index).importProgress(importId);
   }
 
   /** By id: `{}`; by filter: the number of matching records. Unknown ids are a no-op. */

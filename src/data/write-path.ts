@@ -8,7 +8,7 @@
 import type { IndexRow } from '../catalog/indexes.js';
 import type { FilterNode } from '../engine/filter.js';
 import type { Metadata, StoredRecord } from '../engine/model.js';
-import type { RecordPatch } from '../engine/store/record-store.js';
+import type { ImportProgress, RecordPatch } from '../engine/store/record-store.js';
 import type { IndexRegistry } from './index-registry.js';
 import type { Write, WriteCalls } from './writer/protocol.js';
 
@@ -31,8 +31,9 @@ export class WritePath {
     return this.send(index, { op: 'upsert', body: owned }, owned.map((b) => b.buffer as ArrayBuffer));
   }
 
-  upsertRecords(index: IndexRow, ns: string, records: StoredRecord[]): Promise<Written<number>> {
-    return this.send(index, { op: 'upsert-records', ns, records });
+  /** A bulk import batch and its import's cursor past it, in one transaction. */
+  importBatch(index: IndexRow, ns: string, records: StoredRecord[], importId: number, progress: ImportProgress): Promise<Written<number>> {
+    return this.send(index, { op: 'import-batch', ns, records, importId, progress });
   }
 
   /** False when the id does not exist (nothing written). */

@@ -27,6 +27,12 @@ export type { EngineLog } from './engine-shard.js';
 export class EngineClient {
   private readonly shards: EngineShard[] = [];
   private readonly shardOfIndex = new Map<string, number>();
+  /**
+   * Invariant: ownedCount[s] is the number of entries of shardOfIndex whose value is s,
+   * one slot per started worker. Kept where ownership changes (shardOf assigns, close
+   * releases, startShard adds a slot at 0), so assignment never scans every index.
+   */
+  private readonly ownedCount: number[] = [];
   /** The most engine worker threads (CONIFER_ENGINE_WORKERS), at least 1. */
   readonly maxWorkers: number;
 
@@ -52,9 +58,9 @@ export class EngineClient {
     let shard = this.shardOfIndex.get(indexId);
     if (shard === undefined) {
       const idle = this.leastLoaded();
-      const owned = [...this.shardOfIndex.values()].filter((s) => s === idle).length;
-      shard = owned > 0 && this.shards.length < this.maxWorkers ? this.startShard() : idle;
+      shard = this.ownedCount[idle] > 0 && this.shards.length < this.maxWorkers ? this.startShard() : idle;
       this.shardOfIndex.set(indexId, shard);
+      this.ownedCount[shard]++;
     }
     return shard;
   }
@@ -68,7 +74,10 @@ export class EngineClient {
     const shard = this.shardOfIndex.get(indexId);
     if (shard === undefined) return;
     await this.shards[shard].close(indexId);
+    // Still ours after the await? (close() twice at once must release the index once.)
+    if (this.shardOfIndex.get(indexId) !== shard) return;
     this.shardOfIndex.delete(indexId);
+    this.ownedCount[shard]--;
   }
 
   /** A new port to worker `shard`, for the writer thread to post that worker's indexes' changes on. */
@@ -122,10 +131,9 @@ export class EngineClient {
     return this.shards[this.shardOf(indexId)];
   }
 
+  /** The started worker owning the fewest indexes (the lowest-numbered on a tie). */
   private leastLoaded(): number {
-    const owned = this.shards.map(() => 0);
-    for (const s of this.shardOfIndex.values()) owned[s]++;
-    return owned.indexOf(Math.min(...owned));
+    return this.ownedCount.indexOf(Math.min(...this.ownedCount));
   }
 
   /**
@@ -138,6 +146,7 @@ export class EngineClient {
     const shard = new EngineShard(this.maxWorkers === 1 ? this.log : shardLog(this.log, i), this.backgroundNice);
     shard.onWriterPort = (port) => this.onWriterPort?.(i, port) ?? Promise.resolve();
     this.shards.push(shard);
+    this.ownedCount.push(0);
     // No writer yet (the first worker, started in the constructor): the writer thread
     // connects to every started worker when it starts.
     if (this.onWriterPort) void this.onWriterPort(i, shard.connectWriter());

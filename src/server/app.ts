@@ -8,7 +8,7 @@ import { ApiError, clip, invalid, isStorageFull, notFound, show } from '../error
 import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_PARAM_LENGTH } from '../limits.js';
 import { registerAuth } from './auth.js';
 import type { Config } from '../config.js';
-import { registerBodyDrain } from './body-drain.js';
+import { readRestOfBody, registerBodyDrain } from './body-drain.js';
 import { registerHttpMetrics } from './http-metrics.js';
 import { openApiOptions } from './openapi.js';
 import { registerRequestLog } from './request-log.js';
@@ -60,14 +60,16 @@ export async function buildApp(
     // Never coerce ("8" is not 8), never fill defaults, never strip unknown fields.
     ajv: { customOptions: AJV_OPTIONS },
     clientErrorHandler: (err, socket) => answerClientError(err, socket, ctx.config),
-    // Router errors (undecodable URL, over-long path parameter) happen before any hook.
+    // Router errors (undecodable URL, over-long path parameter) happen before any hook,
+    // so the body drain (body-drain.ts) is called here: without it a client still sending
+    // a body gets EPIPE instead of this answer.
     frameworkErrors: (err, request, reply) => {
       reply.header(REQUEST_ID_HEADER, request.id);
       const message =
         err.code === 'FST_ERR_MAX_PARAM_LENGTH'
           ? `a path parameter exceeds ${MAX_PARAM_LENGTH} characters`
           : `the URL is not valid: ${show(err.message)}`; // quotes the URL: capped
-      return sendError(request, reply, invalid(message));
+      void readRestOfBody(request.raw, reply).then(() => sendError(request, reply, invalid(message)));
     },
   });
 

@@ -9,24 +9,35 @@
 // goes out with `Connection: close` and the socket is closed after it (such a client may
 // then miss the answer). The time bounds are an idle limit plus a generous total so that
 // a slow but steady sender on a busy machine still gets its answer.
-import type { FastifyInstance } from 'fastify';
+//
+// Every answer passes through here: route answers by the onSend hook, router errors
+// (undecodable URL, over-long path parameter — answered by frameworkErrors in app.ts,
+// before any hook runs) by calling readRestOfBody themselves.
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { DRAIN_IDLE_MS, DRAIN_MAX_BYTES, DRAIN_MAX_MS } from '../limits.js';
 
 export function registerBodyDrain(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
-    const raw = request.raw;
-    // complete: the HTTP parser has seen the whole message (always so for bodiless requests).
-    if (raw.complete || raw.readableEnded || raw.destroyed) return payload;
-    // An overload refusal (429) sheds load: it goes out at once and the connection closes,
-    // rather than waiting for a body the server has no room to read (src/server/overload.ts).
-    if (reply.statusCode === 429) {
-      reply.header('connection', 'close');
-      return payload;
-    }
-    if (!(await discardRest(raw))) reply.header('connection', 'close');
+    await readRestOfBody(request.raw, reply);
     return payload;
   });
+}
+
+/**
+ * Before an answer goes out: reads and discards what is left of the request body, or
+ * marks the answer `Connection: close` when a bound stopped that (or it is a 429).
+ */
+export async function readRestOfBody(raw: IncomingMessage, reply: FastifyReply): Promise<void> {
+  // complete: the HTTP parser has seen the whole message (always so for bodiless requests).
+  if (raw.complete || raw.readableEnded || raw.destroyed) return;
+  // An overload refusal (429) sheds load: it goes out at once and the connection closes,
+  // rather than waiting for a body the server has no room to read (src/server/overload.ts).
+  if (reply.statusCode === 429) {
+    reply.header('connection', 'close');
+    return;
+  }
+  if (!(await discardRest(raw))) reply.header('connection', 'close');
 }
 
 /** Reads and discards what is left of the body; false when a bound stopped it first. */

@@ -2,7 +2,8 @@
 // root and source rules, the happy path across namespaces and row groups, paging, the
 // 2026-07 validationResult, bad files (not Parquet, truncated, wrong column types, wrong
 // dimension under abort and continue, duplicate ids), cancellation at a batch boundary,
-// and a restart in the middle of an import.
+// a restart in the middle of an import, and a kill -9 between a batch's commit and the
+// catalog's copy of the import's progress.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startServer, api, removeDir, type TestServer } from '../helpers/server.js';
 import { writeImportFile, writeWrongTypesFile, type ParquetRecord } from '../helpers/parquet.js';
+import { FAULT_IMPORT_KILL_ID } from '../../src/engine/worker/fault-injection.js';
 import { prng } from '../helpers/prng.js';
 import { assertDataPlaneError, pollUntil, serverlessBody, stopAndClean } from '../server/support.js';
 
@@ -400,6 +402,105 @@ describe('bulk import across a restart', () => {
       const sample = Array.from({ length: 50 }, () => all[Math.floor(rand() * all.length)]);
       const fetched = await api(server, 'GET', `${host2}/vectors/fetch?namespace=ns&${sample.map((r) => `ids=${r.id}`).join('&')}`);
       for (const r of sample) assert.deepEqual(f32(fetched.body.vectors[r.id].values), f32(r.values!), r.id);
+    } finally {
+      await stopAndClean(server, dataDir);
+      removeDir(root);
+    }
+  });
+});
+
+/**
+ * An index fed by an import of 4 batches whose second batch holds FAULT_IMPORT_KILL_ID:
+ * with CONIFER_FAULT_INJECTION=1 the server SIGKILLs itself right after that batch
+ * committed, before the catalog saved the import's progress. Resolves once it is dead.
+ */
+async function importUntilKilled(name: string, root: string): Promise<{ dataDir: string; importId: string; all: ParquetRecord[] }> {
+  const all = records(4 * BATCH_ROWS, 70, `${name}-`);
+  all[BATCH_ROWS + 123].id = FAULT_IMPORT_KILL_ID;
+  // Row groups of BATCH_ROWS: the reader cuts batches within row groups, so batch k is rows [5000k, 5000k + 5000).
+  await writeImportFile(join(root, name, 'ns', 'p.parquet'), all, BATCH_ROWS);
+  const server = await startServer({ env: { CONIFER_IMPORT_ROOT: root, CONIFER_FAULT_INJECTION: '1' } });
+  const exited = new Promise<void>((resolve) => server.proc.once('exit', () => resolve()));
+  let importId: string;
+  try {
+    const created = await api(server, 'POST', '/indexes', { body: serverlessBody(name, { dimension: DIM }) });
+    assert.equal(created.status, 201, created.text);
+    const res = await api(server, 'POST', `${created.body.host}/bulk/imports`, { body: { uri: join(root, name) } });
+    assert.equal(res.status, 200, res.text);
+    importId = res.body.id as string;
+    let timer: NodeJS.Timeout | undefined;
+    const died = await Promise.race([exited.then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), 60_000)))]);
+    clearTimeout(timer);
+    assert.ok(died, `the server did not kill itself after the second batch:\n${server.output()}`);
+    assert.equal(server.proc.signalCode, 'SIGKILL');
+  } catch (err) {
+    if (server.proc.exitCode === null && server.proc.signalCode === null) await server.kill();
+    removeDir(server.dataDir);
+    throw err;
+  }
+  return { dataDir: server.dataDir, importId, all };
+}
+
+describe('bulk import killed between a batch commit and its progress save', () => {
+  it('the resumed import starts after that batch: every record once, counts exact, no batch written twice', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'conifer-import-root-'));
+    let server: TestServer | undefined;
+    let dataDir: string | undefined;
+    try {
+      const killed = await importUntilKilled('killed', root);
+      dataDir = killed.dataDir;
+      server = await startServer({ dataDir, env: { CONIFER_IMPORT_ROOT: root } });
+      const host = (await api(server, 'GET', '/indexes/killed')).body.host as string;
+      const done = await pollUntil(
+        () => api(server!, 'GET', `${host}/bulk/imports/${killed.importId}`),
+        (r) => r.status === 200 && ['Completed', 'Failed', 'Cancelled'].includes(r.body.status),
+        120_000,
+      );
+      assert.equal(done.body.status, 'Completed', done.text);
+      assert.equal(done.body.recordsImported, 4 * BATCH_ROWS);
+      assert.equal(done.body.percentComplete, 100);
+      const stats = await api(server, 'POST', `${host}/describe_index_stats`, { body: {} });
+      assert.equal(stats.body.namespaces.ns.recordCount, 4 * BATCH_ROWS);
+      // One seq per record written: a resume that wrote the second batch again would have used 5000 more.
+      assert.equal(stats.headers.get('x-pinecone-max-indexed-lsn'), String(4 * BATCH_ROWS));
+      const sample = [0, BATCH_ROWS - 1, BATCH_ROWS, BATCH_ROWS + 123, 2 * BATCH_ROWS - 1, 2 * BATCH_ROWS, 4 * BATCH_ROWS - 1].map((i) => killed.all[i]);
+      const fetched = await api(server, 'GET', `${host}/vectors/fetch?namespace=ns&${sample.map((r) => `ids=${r.id}`).join('&')}`);
+      assert.equal(fetched.status, 200, fetched.text);
+      for (const r of sample) {
+        assert.deepEqual(f32(fetched.body.vectors[r.id].values), f32(r.values!), r.id);
+        assert.deepEqual(fetched.body.vectors[r.id].metadata, r.metadata, r.id);
+      }
+    } finally {
+      await stopAndClean(server, dataDir);
+      removeDir(root);
+    }
+  });
+
+  it('a resume that fails at once reports exactly the records the index holds, the killed batch included', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'conifer-import-root-'));
+    let server: TestServer | undefined;
+    let dataDir: string | undefined;
+    try {
+      const killed = await importUntilKilled('killed-full', root);
+      dataDir = killed.dataDir;
+      // Below the free-space threshold: the resumed import fails at its first batch.
+      server = await startServer({
+        dataDir,
+        env: { CONIFER_IMPORT_ROOT: root, CONIFER_MIN_FREE_BYTES: String(2 ** 52), CONIFER_DISK_RESERVE_BYTES: '0' },
+      });
+      const host = (await api(server, 'GET', '/indexes/killed-full')).body.host as string;
+      const done = await pollUntil(
+        () => api(server!, 'GET', `${host}/bulk/imports/${killed.importId}`),
+        (r) => r.status === 200 && ['Completed', 'Failed', 'Cancelled'].includes(r.body.status),
+        60_000,
+      );
+      assert.equal(done.body.status, 'Failed', done.text);
+      assert.equal(done.body.recordsImported, 2 * BATCH_ROWS);
+      assert.match(done.body.error, new RegExp(`\\(${2 * BATCH_ROWS} records were imported before the failure and remain in the index\\)`));
+      const stats = await api(server, 'POST', `${host}/describe_index_stats`, { body: {} });
+      assert.equal(stats.body.namespaces.ns.recordCount, 2 * BATCH_ROWS);
+      const fetched = await api(server, 'GET', `${host}/vectors/fetch?namespace=ns&ids=${FAULT_IMPORT_KILL_ID}`);
+      assert.deepEqual(f32(fetched.body.vectors[FAULT_IMPORT_KILL_ID].values), f32(killed.all[BATCH_ROWS + 123].values!));
     } finally {
       await stopAndClean(server, dataDir);
       removeDir(root);

@@ -7,8 +7,8 @@
 // comes from a seed (CONIFER_TEST_SEED to replay), printed with any failure.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { prng } from '../helpers/prng.js';
+import { rawExchange } from '../helpers/raw-http.js';
 import { api, CURRENT_VERSION, removeDir, startServer, tempDataDir, type TestServer } from '../helpers/server.js';
 import { createIndex, denseIndex, dp, fetchMap, upsert, POD } from '../data/support.js';
 
@@ -262,31 +262,21 @@ function build(rand: Rand, t: Targets): Sent {
 }
 
 /**
- * Sends one request over its own connection. A server may answer early (413 before a 2 MiB
- * body is read) and close the connection; the answer counts, and the client's broken
- * upload that follows (EPIPE, ECONNRESET) does not.
+ * Sends one request over its own connection (test/helpers/raw-http.ts). A server may
+ * answer before it read the body and close the connection; the answer counts, and the
+ * client's broken upload that follows (EPIPE, ECONNRESET) does not — but a connection that
+ * fails or closes without a complete answer is a failure ("no answer").
  */
-function send(req: Sent): Promise<{ status: number; text: string; contentType: string | null }> {
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const headers: Record<string, string> = { ...req.headers };
-    if (req.body) headers['Content-Length'] = String(req.body.length);
-    const r = httpRequest(req.url, { method: req.method, headers, agent: false, timeout: 60_000 });
-    r.on('response', (res) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), contentType: res.headers['content-type'] ?? null }),
-      );
-      res.on('error', (err) => reject(new Error(`${req.describe}: answer cut off: ${String(err)}`)));
-    });
-    r.on('timeout', () => r.destroy(new Error('no answer within 60 s')));
-    r.on('error', (err) => {
-      if (!answered) reject(new Error(`${req.describe}: no answer: ${String(err)}`));
-    });
-    r.end(req.body);
-  });
+async function send(req: Sent): Promise<{ status: number; text: string; contentType: string | null }> {
+  const url = new URL(req.url);
+  const lines = [`${req.method} ${url.pathname}${url.search} HTTP/1.1`, `Host: ${url.host}`, 'Connection: close'];
+  for (const [name, value] of Object.entries(req.headers)) lines.push(`${name}: ${value}`);
+  if (req.body) lines.push(`Content-Length: ${req.body.length}`);
+  const res = await rawExchange(req.url, `${lines.join('\r\n')}\r\n\r\n`, req.body ?? null);
+  const broken = res.writeError ? ` (socket error: ${res.writeError})` : '';
+  if (res.status === 0) throw new Error(`${req.describe}: no answer${broken}`);
+  if (!res.complete) throw new Error(`${req.describe}: answer cut off after ${res.head.split('\r\n')[0]}${broken}`);
+  return { status: res.status, text: res.body, contentType: res.headers['content-type'] ?? null };
 }
 
 function checkAnswer(req: Sent, res: { status: number; text: string; contentType: string | null }): void {

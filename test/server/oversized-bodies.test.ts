@@ -5,9 +5,9 @@
 // on both planes, for bodies of 3, 6 and 50 MB.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
 import { Pinecone } from '@pinecone-database/pinecone';
 import { DRAIN_MAX_BYTES } from '../../src/limits.js';
+import { rawExchange } from '../helpers/raw-http.js';
 import { startServer, api, CURRENT_VERSION, type TestServer } from '../helpers/server.js';
 import { assertError, serverlessBody, stopAndClean } from './support.js';
 
@@ -17,63 +17,6 @@ const SIZES_MB = [3, 6, 50];
 /** A JSON body of about `bytes` bytes that would be valid but for its size. */
 function paddedJson(base: Record<string, unknown>, bytes: number): string {
   return JSON.stringify({ ...base, padding: 'x'.repeat(bytes) });
-}
-
-interface RawAnswer {
-  status: number;
-  head: string;
-  body: string;
-  /** An error the socket raised while the body was being written, if any. */
-  writeError?: string;
-}
-
-/**
- * Speaks HTTP/1.1 over a plain socket: writes the head, then `body` in 64 KiB chunks,
- * each after the previous one was accepted, and reads the answer until the server closes
- * or the Content-Length is complete. A server that answers and closes before reading the
- * body makes the writes fail (EPIPE/ECONNRESET), which is recorded in `writeError`.
- */
-function rawExchange(url: string, head: string, body: Buffer | null): Promise<RawAnswer> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket: Socket = connect(Number(port), hostname);
-    let received = Buffer.alloc(0);
-    let writeError: string | undefined;
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`no complete answer in 60 s; got: ${received.toString('latin1').slice(0, 300)}`));
-    }, 60_000);
-    const done = (): void => {
-      clearTimeout(timer);
-      const text = received.toString('utf8');
-      const split = text.indexOf('\r\n\r\n');
-      const headText = split >= 0 ? text.slice(0, split) : text;
-      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(headText)?.[1] ?? 0);
-      socket.destroy();
-      resolve({ status, head: headText, body: split >= 0 ? text.slice(split + 4) : '', writeError });
-    };
-    socket.on('data', (chunk: Buffer) => {
-      received = Buffer.concat([received, chunk]);
-      const text = received.toString('utf8');
-      const split = text.indexOf('\r\n\r\n');
-      const length = /\r\ncontent-length: (\d+)/i.exec(text.slice(0, Math.max(split, 0)));
-      if (split >= 0 && length && Buffer.byteLength(text.slice(split + 4)) >= Number(length[1])) done();
-    });
-    socket.on('end', done);
-    socket.on('error', (err: Error & { code?: string }) => {
-      writeError ??= err.code ?? err.message;
-      done();
-    });
-    socket.on('connect', async () => {
-      socket.write(head);
-      if (!body) return;
-      const CHUNK = 64 * 1024;
-      for (let at = 0; at < body.length && !socket.destroyed; at += CHUNK) {
-        const ok = socket.write(body.subarray(at, at + CHUNK));
-        if (!ok) await new Promise((r) => socket.once('drain', r));
-      }
-    });
-  });
 }
 
 describe('oversized request bodies', () => {
@@ -180,6 +123,29 @@ describe('oversized request bodies', () => {
       assert.equal(res.status, 413, res.head);
       assert.equal(JSON.parse(res.body).error.code, 'PAYLOAD_TOO_LARGE');
     });
+
+    // Router errors are answered before any hook runs (app.ts frameworkErrors); they too
+    // must read the body first, or a client still sending it gets EPIPE, not the answer.
+    for (const [what, param] of [
+      ['an undecodable URL', '%'],
+      ['an over-long path parameter', 'x'.repeat(3000)],
+    ]) {
+      it(`a router error (${what}) with a 50 MB body: the body is read, then answered 400`, async () => {
+        const body = Buffer.from(paddedJson({ ids: ['a'] }, 50 * MB));
+        const path = `${new URL(host).pathname}/namespaces/${param}`;
+        const res = await rawExchange(
+          server.url,
+          head(path, `Content-Length: ${body.length}\r\n`).replace(/^POST /, 'DELETE '),
+          body,
+        );
+        assert.equal(res.writeError, undefined, `the server closed while the body was being sent: ${res.head}`);
+        assert.ok(res.bodyWritten, `the server answered before it read the body: ${res.head}`);
+        assert.equal(res.status, 400, res.head);
+        const parsed = JSON.parse(res.body);
+        assert.equal(parsed.error.code, 'INVALID_ARGUMENT');
+        assert.equal(parsed.code, 3);
+      });
+    }
 
     it('a 6 MB chunked body (no Content-Length) is read and answered 413', async () => {
       const payload = Buffer.from(paddedJson(serverlessBody('raw-chunked'), 6 * MB));

@@ -28,9 +28,9 @@ export function runWrite(store: RecordStore, index: IndexRow, write: Write): Com
       checkPodCapacity(index, store.totalCount(), records.length);
       return { changes: store.upsert(namespace, records), result: records.length };
     }
-    case 'upsert-records':
+    case 'import-batch':
       checkPodCapacity(index, store.totalCount(), write.records.length);
-      return { changes: store.upsert(write.ns, write.records), result: write.records.length };
+      return { changes: store.importBatch(write.ns, write.records, write.importId, write.progress), result: write.records.length };
     case 'update': {
       const change = store.update(write.ns, write.id, write.patch);
       return { changes: change === null ? [] : [change], result: change !== null };

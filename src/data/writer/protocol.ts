@@ -9,7 +9,7 @@ import type { IndexRow } from '../../catalog/indexes.js';
 import type { ErrorCode } from '../../errors.js';
 import type { FilterNode } from '../../engine/filter.js';
 import type { Metadata, StoredRecord } from '../../engine/model.js';
-import type { RecordPatch } from '../../engine/store/record-store.js';
+import type { ImportProgress, RecordPatch } from '../../engine/store/record-store.js';
 
 /** Each write: its arguments and its result. */
 export interface WriteCalls {
@@ -19,8 +19,11 @@ export interface WriteCalls {
    * records upserted.
    */
   upsert: { args: { body: Uint8Array[] | null }; result: number };
-  /** Records already validated (bulk import batches). Result: records upserted. */
-  'upsert-records': { args: { ns: string; records: StoredRecord[] }; result: number };
+  /**
+   * A bulk import batch: records already validated (possibly none) and the import's cursor
+   * past the batch, committed in one transaction. Result: records upserted.
+   */
+  'import-batch': { args: { ns: string; records: StoredRecord[]; importId: number; progress: ImportProgress }; result: number };
   /** Result: false when the id does not exist (nothing written). */
   update: { args: { ns: string; id: string; patch: RecordPatch }; result: boolean };
   /** `candidates`: the engine's matches, each checked again. Result: records matching. */

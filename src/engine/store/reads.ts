@@ -4,6 +4,7 @@
 
 import type { Predicate } from '../filter.js';
 import type { StoredRecord } from '../model.js';
+import { fromImportProgressRow, type ImportProgress } from './import-progress.js';
 import { decodeMetadata, prefixUpperBound } from './record-codec.js';
 import { ABOVE_EVERY_ID, CHUNK_ROWS, type Statements, toRecord } from './statements.js';
 
@@ -51,6 +52,12 @@ export class RecordReader {
         : this.st.listFrom.all(namespace.nsid, prefix, upper, limit + 1);
     const more = rows.length > limit;
     return { ids: rows.slice(0, limit).map((row) => row.id), more };
+  }
+
+  /** The cursor of bulk import `importId` after its last committed batch; undefined before its first. */
+  importProgress(importId: number): ImportProgress | undefined {
+    const row = this.st.importProgress.get(importId);
+    return row === undefined ? undefined : fromImportProgressRow(row);
   }
 
   /** Live records in id order after `after`, at most `limit` (for filtered paging). */

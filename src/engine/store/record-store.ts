@@ -10,6 +10,7 @@
 //   schema.ts      file format, pragmas, creating/opening
 //   statements.ts  every SQL statement and the row <-> record conversions
 //   writes.ts      mutations (one transaction each, seq allocation)
+//   import-progress.ts  bulk import cursors, committed with their batches
 //   reads.ts       gets, listings, scans, counts
 //   change-log.ts  changesSince(S) and consistent read cuts, for replay after a snapshot
 //   maintenance.ts purging dropped namespaces, compacting tombstones
@@ -25,6 +26,8 @@
 // - (nsid, id) is in at most one of records and tombstones.
 // - namespaces.count is the number of live records of that namespace, kept in the write
 //   transaction (DESIGN.md decision 6: counts never come from scanning records).
+// - import_progress holds, per bulk import, the cursor past its last batch; it is written
+//   only in that batch's transaction, so it counts exactly the batches stored here.
 // - A namespace is an incarnation id (nsid) behind a name. Dropping it removes the name
 //   row at once, so every read stops seeing it and a later upsert under the same name
 //   gets a fresh nsid; its rows stay until purgeStep frees them in bounded chunks.
@@ -40,6 +43,7 @@ import type { Change, Metadata, StoredRecord } from '../model.js';
 import { fsyncDirectory } from '../fsync.js';
 import { ChangeLog } from './change-log.js';
 import { StoreMaintenance } from './maintenance.js';
+import type { ImportProgress } from './import-progress.js';
 import { type ListOptions, RecordReader } from './reads.js';
 import { configure, readPragmas, RECORD_STORE_FILE, type StorePragmas } from './schema.js';
 import { prepareStatements } from './statements.js';
@@ -48,6 +52,7 @@ import { type RecordPatch, RecordWriter } from './writes.js';
 export { RECORD_STORE_FILE } from './schema.js';
 export type { StorePragmas } from './schema.js';
 export type { ListOptions } from './reads.js';
+export type { ImportProgress } from './import-progress.js';
 export type { RecordPatch } from './writes.js';
 
 export class RecordStore {
@@ -93,6 +98,14 @@ export class RecordStore {
   /** Stores each record whole, replacing any record with its id. One change per record. */
   upsert(ns: string, records: readonly StoredRecord[]): Change[] {
     return this.writer.upsert(ns, records);
+  }
+
+  /**
+   * One bulk import batch and the import's cursor past it, in one transaction (`records`
+   * may be empty when every row of the batch was skipped). One change per record.
+   */
+  importBatch(ns: string, records: readonly StoredRecord[], importId: number, progress: ImportProgress): Change[] {
+    return this.writer.importBatch(ns, records, importId, progress);
   }
 
   /** Patches one record. Null when the id is unknown: nothing is stored, no seq is used. */
@@ -168,6 +181,11 @@ export class RecordStore {
   /** Live records in id order after `after`, at most `limit` (for filtered paging). */
   scan(ns: string, after: string | undefined, limit: number): StoredRecord[] {
     return this.reader.scan(ns, after, limit);
+  }
+
+  /** Bulk import `importId`'s cursor after its last committed batch; undefined before its first. */
+  importProgress(importId: number): ImportProgress | undefined {
+    return this.reader.importProgress(importId);
   }
 
   /** Whether the namespace exists: it holds records or was created explicitly. */

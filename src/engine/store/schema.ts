@@ -2,8 +2,14 @@
 //
 // File: <index dir>/records.db, SQLite in WAL mode. PRAGMA user_version holds the schema
 // version; a file without one but with tables is refused (it is not ours), a newer
-// version is refused (this build cannot read it). Later versions add their migrations
-// in configure(), each in one transaction.
+// version is refused (this build cannot read it). An older file is brought up to date
+// on open by MIGRATIONS, each step in one transaction with its user_version bump, so a
+// crash mid-migration leaves the file at the previous version, never between two.
+//
+// Versions
+//   1  meta, namespaces, dropped_namespaces, records, tombstones
+//   2  import_progress: the cursor of each bulk import, committed in the same
+//      transaction as the import's batch (data/import-runner.ts)
 
 import Database from 'better-sqlite3';
 
@@ -16,7 +22,6 @@ export interface StorePragmas {
   autoVacuum: number;
 }
 
-const SCHEMA_VERSION = 1;
 
 // 8 KiB pages: a 384–1536-dim float32 vector (1.5–6 KiB) plus its metadata fits one page
 // instead of spilling into overflow chains as with SQLite's 4 KiB default, while small
@@ -74,6 +79,28 @@ CREATE TABLE tombstones (
 ) WITHOUT ROWID;
 `;
 
+// Version 2. One row per bulk import ever written into this index, keyed by the import's
+// catalog id (catalog ids are AUTOINCREMENT, never reused). It is written only in the
+// transaction that stores one of the import's batches, so the row always describes
+// exactly the batches this file holds: fileIndex/rowInFile is the first source row not
+// yet committed, and the counts cover every committed batch and nothing else. A resumed
+// import reads its cursor here; the catalog's copy is a mirror for describe/list. Rows
+// of finished imports stay (a few dozen bytes each) and go with the index's files.
+const SCHEMA_V2 = `
+CREATE TABLE import_progress (
+  import_id        INTEGER PRIMARY KEY,
+  file_index       INTEGER NOT NULL CHECK (file_index >= 0),
+  row_in_file      INTEGER NOT NULL CHECK (row_in_file >= 0),
+  rows_done        INTEGER NOT NULL CHECK (rows_done >= 0),
+  records_imported INTEGER NOT NULL CHECK (records_imported >= 0),
+  records_failed   INTEGER NOT NULL CHECK (records_failed >= 0)
+);
+`;
+
+/** MIGRATIONS[i] takes a file from version i to version i + 1 (version 0: empty). */
+const MIGRATIONS = [SCHEMA_V1, SCHEMA_V2];
+const SCHEMA_VERSION = MIGRATIONS.length;
+
 /**
  * Sets the file-level pragmas and creates or checks the schema. Returns true when the
  * database was created. page_size and auto_vacuum only take effect before the first
@@ -95,13 +122,15 @@ export function configure(db: Database.Database): boolean {
   const mode = String(db.pragma('journal_mode = WAL', { simple: true }));
   if (mode !== 'wal') throw new Error(`${db.name}: journal_mode=WAL refused (got ${mode})`);
   db.pragma('synchronous = FULL');
-  if (fresh) {
+  for (let from = version; from < SCHEMA_VERSION; from++) {
     db.transaction(() => {
-      db.exec(SCHEMA_V1);
-      db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    })();
+      // Read again under the write lock: another connection (the writer thread, an engine
+      // worker) may have opened the same file and migrated it since we first looked.
+      if (Number(db.pragma('user_version', { simple: true })) !== from) return;
+      db.exec(MIGRATIONS[from]);
+      db.pragma(`user_version = ${from + 1}`);
+    }).immediate();
   }
-  // Later schema versions add their migrations here, each in one transaction.
   return fresh;
 }
 

@@ -4,6 +4,7 @@
 
 import type Database from 'better-sqlite3';
 import type { StoredRecord } from '../model.js';
+import type { ImportProgressRow } from './import-progress.js';
 import { decodeFloat32, decodeMetadata, decodeUint32, encode32, encodeMetadata } from './record-codec.js';
 
 // Rows read per statement by the record store's scans. Reads are chunked (`.all()` with
@@ -113,6 +114,15 @@ export function prepareStatements(db: Database.Database) {
        SELECT d.seq, d.name, 2, NULL, NULL, NULL, NULL, NULL
          FROM dropped_namespaces d WHERE d.seq > @after
        ORDER BY 1 LIMIT @limit`,
+    ),
+
+    importProgress: db.prepare<[number], ImportProgressRow>('SELECT * FROM import_progress WHERE import_id = ?'),
+    saveImportProgress: db.prepare<ImportProgressRow>(
+      `INSERT INTO import_progress (import_id, file_index, row_in_file, rows_done, records_imported, records_failed)
+       VALUES (@import_id, @file_index, @row_in_file, @rows_done, @records_imported, @records_failed)
+       ON CONFLICT (import_id) DO UPDATE SET file_index = excluded.file_index, row_in_file = excluded.row_in_file,
+         rows_done = excluded.rows_done, records_imported = excluded.records_imported,
+         records_failed = excluded.records_failed`,
     ),
 
     nextToPurge: db.prepare<[], { nsid: number }>(

@@ -11,6 +11,7 @@
 import type Database from 'better-sqlite3';
 import type { Predicate } from '../filter.js';
 import type { Change, Metadata, SparseValues, StoredRecord } from '../model.js';
+import { type ImportProgress, toImportProgressRow } from './import-progress.js';
 import { forEachMatch } from './reads.js';
 import { normalized, readMeta, type Statements, toParams, toRecord } from './statements.js';
 
@@ -43,21 +44,18 @@ export class RecordWriter {
   /** Stores each record whole, replacing any record with its id. One change per record. */
   upsert(ns: string, records: readonly StoredRecord[]): Change[] {
     if (records.length === 0) return [];
+    return this.transaction(() => this.upsertInTransaction(ns, records));
+  }
+
+  /**
+   * One bulk import batch: upserts `records` (possibly none: every row of the batch was
+   * skipped) and sets the import's cursor to `progress` in the SAME transaction, so the
+   * batch and the cursor past it are durable together or not at all.
+   */
+  importBatch(ns: string, records: readonly StoredRecord[], importId: number, progress: ImportProgress): Change[] {
     return this.transaction(() => {
-      const nsid = this.namespaceForWrite(ns);
-      let added = 0;
-      const changes: Change[] = [];
-      for (const input of records) {
-        const record = normalized(input);
-        const seq = this.nextSeq();
-        if (this.st.exists.get(nsid, record.id) === undefined) {
-          added++;
-          this.st.deleteTombstone.run(nsid, record.id); // a re-created id supersedes its tombstone
-        }
-        this.st.upsert.run(toParams(nsid, record, seq));
-        changes.push({ kind: 'upsert', ns, seq, record });
-      }
-      if (added > 0) this.st.addToCount.run(added, nsid);
+      const changes = records.length === 0 ? [] : this.upsertInTransaction(ns, records);
+      this.st.saveImportProgress.run(toImportProgressRow(importId, progress));
       return changes;
     });
   }
@@ -201,6 +199,25 @@ export class RecordWriter {
   private nextSeq(): number {
     this.lastSeq += 1;
     return this.lastSeq;
+  }
+
+  /** The upsert itself; the caller holds the transaction. */
+  private upsertInTransaction(ns: string, records: readonly StoredRecord[]): Change[] {
+    const nsid = this.namespaceForWrite(ns);
+    let added = 0;
+    const changes: Change[] = [];
+    for (const input of records) {
+      const record = normalized(input);
+      const seq = this.nextSeq();
+      if (this.st.exists.get(nsid, record.id) === undefined) {
+        added++;
+        this.st.deleteTombstone.run(nsid, record.id); // a re-created id supersedes its tombstone
+      }
+      this.st.upsert.run(toParams(nsid, record, seq));
+      changes.push({ kind: 'upsert', ns, seq, record });
+    }
+    if (added > 0) this.st.addToCount.run(added, nsid);
+    return changes;
   }
 
   /** The live nsid of `ns`, creating the namespace (count 0) when absent. */

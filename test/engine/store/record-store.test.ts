@@ -113,7 +113,30 @@ test('open creates records.db with WAL, synchronous=FULL, 8 KiB pages and increm
   assert.deepEqual(reopened.pragmas(), { journalMode: 'wal', synchronous: 2, pageSize: 8192, autoVacuum: 2 });
   assert.deepEqual(plain(reopened.get('', 'a')), { id: 'a', values: [1] });
   const [version] = rawQuery<{ user_version: number }>(dir, 'PRAGMA user_version');
-  assert.equal(version.user_version, 1);
+  assert.equal(version.user_version, 2);
+});
+
+test('a version 1 file (before import_progress) opens, migrates to version 2 and keeps its records', () => {
+  const dir = tempDir();
+  const store = openStore(dir);
+  store.upsert('ns', [dense('a', [1]), dense('b', [2])]);
+  store.close();
+  // Back to what a version 1 build wrote: no import_progress table, user_version 1.
+  const db = new Database(path.join(dir, RECORD_STORE_FILE));
+  db.exec('DROP TABLE import_progress');
+  db.pragma('user_version = 1');
+  db.close();
+
+  const reopened = openStore(dir);
+  assert.deepEqual(rawQuery<{ user_version: number }>(dir, 'PRAGMA user_version'), [{ user_version: 2 }]);
+  assert.deepEqual(plain(reopened.get('ns', 'b')), { id: 'b', values: [2] });
+  assert.equal(reopened.snapshotSeq(), 2);
+  assert.equal(reopened.importProgress(7), undefined);
+  reopened.importBatch('ns', [dense('c', [3])], 7, { rowsDone: 1, recordsImported: 1, recordsFailed: 0, fileIndex: 0, rowInFile: 1 });
+  assert.equal(reopened.count('ns'), 3);
+  // A second connection opening the migrated file (the writer thread's) finds it current.
+  const second = openStore(dir);
+  assert.equal(second.importProgress(7)?.recordsImported, 1);
 });
 
 test('open refuses a database from a newer schema and a foreign database', () => {
@@ -218,6 +241,38 @@ test('a batch whose write fails midway stores nothing and uses no sequence numbe
   assert.ok(store.get('ns', longest) !== null);
   store.close();
   assert.equal(RecordStore.open(dir).snapshotSeq(), before + 1);
+});
+
+test('importBatch commits the records and the import cursor together, or neither', () => {
+  const dir = tempDir();
+  const store = openStore(dir);
+  const first = { rowsDone: 3, recordsImported: 2, recordsFailed: 1, fileIndex: 0, rowInFile: 3 };
+  const changes = store.importBatch('ns', [dense('a', [1]), dense('b', [2])], 41, first);
+  assert.deepEqual(seqs(changes), [1, 2]);
+  assert.deepEqual(store.importProgress(41), first);
+  assert.equal(store.importProgress(42), undefined, 'cursors are per import');
+
+  // A batch that fails midway stores neither its records nor its cursor.
+  const failed = { rowsDone: 6, recordsImported: 5, recordsFailed: 1, fileIndex: 0, rowInFile: 6 };
+  assert.throws(() => store.importBatch('ns', [dense('c', [3]), dense('bad\u0000', [4]), dense('d', [5])], 41, failed), /CHECK constraint failed/);
+  assert.deepEqual(store.importProgress(41), first);
+  assert.equal(store.get('ns', 'c'), null);
+  assert.equal(store.snapshotSeq(), 2);
+
+  // A batch of skipped rows only moves the cursor, using no seq.
+  const skipped = { rowsDone: 9, recordsImported: 2, recordsFailed: 4, fileIndex: 1, rowInFile: 0 };
+  assert.deepEqual(store.importBatch('ns', [], 41, skipped), []);
+  assert.equal(store.snapshotSeq(), 2);
+
+  // Another import keeps its own cursor; both survive a reopen.
+  const other = { rowsDone: 1, recordsImported: 1, recordsFailed: 0, fileIndex: 0, rowInFile: 1 };
+  store.importBatch('other', [dense('a', [9])], 42, other);
+  store.close();
+  const reopened = openStore(dir);
+  assert.deepEqual(reopened.importProgress(41), skipped);
+  assert.deepEqual(reopened.importProgress(42), other);
+  assert.equal(reopened.count('ns'), 2);
+  assert.equal(reopened.count('other'), 1);
 });
 
 test('fetch returns the found records in the order asked, each once', () => {

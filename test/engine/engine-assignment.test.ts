@@ -1,0 +1,45 @@
+// How EngineClient (src/engine/engine-client.ts) assigns indexes to engine workers: a new
+// worker while fewer than the configured number run and the least-loaded one owns an
+// index, else the worker owning the fewest (the lowest-numbered on a tie); a closed
+// index frees its place. Real worker threads, no index ever loaded.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EngineClient, type EngineLog } from '../../src/engine/engine-client.js';
+
+const quiet: EngineLog = { info: () => {}, warn: () => {}, error: () => {} };
+
+test('indexes go to new workers up to the limit, then to the least-loaded; closing frees a place', async () => {
+  const engine = new EngineClient(quiet, 3);
+  try {
+    assert.deepEqual(['a', 'b', 'c'].map((id) => engine.shardOf(id)), [0, 1, 2]);
+    assert.equal(engine.workers, 3);
+    assert.equal(engine.shardOf('d'), 0); // all own one: the lowest-numbered
+    assert.equal(engine.shardOf('b'), 1, 'an assignment stays');
+    await engine.close('b');
+    await engine.close('b'); // closing twice releases the place once
+    assert.equal(engine.shardOf('e'), 1); // owned [2, 0, 1]: worker 1 owns fewest
+    assert.equal(engine.shardOf('f'), 1); // owned [2, 1, 1]: the lower of 1 and 2
+    assert.equal(engine.shardOf('g'), 2); // owned [2, 2, 1]
+    await engine.close('a');
+    await engine.close('d');
+    assert.equal(engine.shardOf('h'), 0); // owned [0, 2, 2]
+    assert.equal(engine.workers, 3, 'never more workers than configured');
+  } finally {
+    await engine.stop();
+  }
+});
+
+test('a second worker starts only once the first owns an index', async () => {
+  const engine = new EngineClient(quiet, 2);
+  try {
+    assert.equal(engine.workers, 1);
+    assert.equal(engine.shardOf('a'), 0);
+    await engine.close('a');
+    assert.equal(engine.shardOf('b'), 0, 'the first worker owns nothing again: no new worker');
+    assert.equal(engine.workers, 1);
+    assert.equal(engine.shardOf('c'), 1);
+    assert.equal(engine.workers, 2);
+  } finally {
+    await engine.stop();
+  }
+});
