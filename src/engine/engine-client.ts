@@ -33,6 +33,7 @@ export class EngineClient {
    * releases, startShard adds a slot at 0), so assignment never scans every index.
    */
   private readonly ownedCount: number[] = [];
+  private snapshotCallback: ((indexId: string, seq: number) => void) | undefined;
   /** The most engine worker threads (CONIFER_ENGINE_WORKERS), at least 1. */
   readonly maxWorkers: number;
 
@@ -117,8 +118,13 @@ export class EngineClient {
     return this.shards.every((s) => s.searchable);
   }
 
-  /** Callback for "a snapshot holding every change up to seq is durable". */
+  /**
+   * Callback for "a snapshot holding every change up to seq is durable" (tombstone
+   * compaction waits for it). Kept here and given to every worker, those started later
+   * included: it is set once at start, when only the first worker runs.
+   */
   set onSnapshot(callback: ((indexId: string, seq: number) => void) | undefined) {
+    this.snapshotCallback = callback;
     for (const shard of this.shards) shard.onSnapshot = callback;
   }
 
@@ -145,6 +151,7 @@ export class EngineClient {
     const i = this.shards.length;
     const shard = new EngineShard(this.maxWorkers === 1 ? this.log : shardLog(this.log, i), this.backgroundNice);
     shard.onWriterPort = (port) => this.onWriterPort?.(i, port) ?? Promise.resolve();
+    shard.onSnapshot = this.snapshotCallback;
     this.shards.push(shard);
     this.ownedCount.push(0);
     // No writer yet (the first worker, started in the constructor): the writer thread

@@ -1,10 +1,14 @@
 // How EngineClient (src/engine/engine-client.ts) assigns indexes to engine workers: a new
 // worker while fewer than the configured number run and the least-loaded one owns an
 // index, else the worker owning the fewest (the lowest-numbered on a tie); a closed
-// index frees its place. Real worker threads, no index ever loaded.
+// index frees its place. Real worker threads; only the last test loads an index.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { EngineClient, type EngineLog } from '../../src/engine/engine-client.js';
+import { RecordStore } from '../../src/engine/store/record-store.js';
 
 const quiet: EngineLog = { info: () => {}, warn: () => {}, error: () => {} };
 
@@ -42,4 +46,25 @@ test('a second worker starts only once the first owns an index', async () => {
   } finally {
     await engine.stop();
   }
+});
+
+test('a worker started later reports its snapshots too (tombstone compaction waits for them)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'conifer-engine-assignment-'));
+  const engine = new EngineClient(quiet, 2);
+  const snapshots: string[] = [];
+  try {
+    const store = RecordStore.open(dir);
+    store.upsert('ns', [{ id: 'r1', values: Float32Array.of(1, 0) }, { id: 'r2', values: Float32Array.of(0, 1) }]);
+    store.close();
+    // Set at start, as IndexRegistry does, while only the first worker runs.
+    engine.onSnapshot = (indexId) => snapshots.push(indexId);
+    assert.equal(engine.shardOf('a'), 0);
+    assert.equal(engine.shardOf('b'), 1, 'b is on the second worker, started after onSnapshot was set');
+    await engine.open('b', dir, { dimension: 2, metric: 'cosine' });
+  } finally {
+    // Stopping writes the snapshot of every index with changes since its last one.
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  assert.deepEqual(snapshots, ['b']);
 });
