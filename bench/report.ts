@@ -334,9 +334,10 @@ references run in the harness process with no HTTP at all, on one thread. The ba
 
 \`*\` after the query count: the phase stopped at its time bound (${r.size} phases are bounded)
 before running every query. "short": answers with fewer than min(topK, matching records)
-matches. "filter violations": matches whose metadata does not satisfy the filter. The
-unfiltered, sparse-only and hybrid phases each follow 20 unmeasured warm-up queries on their
-index (the filtered phases follow the unfiltered ones on the same index).
+matches. "filter violations": matches whose metadata does not satisfy the filter. Every
+phase runs warm: the unfiltered ones follow the queries run while indexing (count below) and
+20 unmeasured ones, the filtered ones follow the unfiltered ones on the same index, and the
+sparse-only and hybrid ones each follow one unmeasured pass over their own queries.
 
 ${markdown(queryTable(r))}
 
