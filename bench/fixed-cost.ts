@@ -13,21 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
-import { hnswlib } from '../src/engine/graph/hnswlib-binding.js';
 import { generateDense } from './data.js';
+import { DEFAULT_EF, flag, hnswReference, queryBodies, TOP_K, upsertAll, waitIndexed } from './dense-fixture.js';
 import { measureEcho } from './echo-server.js';
 import { Client } from './http.js';
-import { HNSW_EF_CONSTRUCTION, HNSW_M } from './references.js';
 import { startServer } from './server-process.js';
 import { summarize } from './stats.js';
-
-const DEFAULT_EF = 100; // src/engine/vector-set.ts DEFAULT_GRAPH_OPTIONS.defaultEf
-const TOP_K = 10;
-
-function flag(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
-}
 
 const n = Number(flag('n', '20000'));
 const dim = Number(flag('dim', '128'));
@@ -36,27 +27,22 @@ const rounds = Number(flag('rounds', '3'));
 const profDir = flag('cpu-prof', '');
 
 const data = generateDense({ n, dim, clusters: 100 }, 500);
-const row = (arena: Float32Array, i: number): number[] => Array.from(arena.subarray(i * dim, (i + 1) * dim));
-const bodies = Array.from({ length: data.queryCount }, (_, q) => JSON.stringify({ vector: row(data.queries, q), topK: TOP_K }));
+const bodies = queryBodies(data);
 
 // hnswlib in-process: the floor of the search itself.
-const ref = new hnswlib.HierarchicalNSW('cosine', dim);
-ref.initIndex(n, HNSW_M, HNSW_EF_CONSTRUCTION, 100);
-for (let i = 0; i < n; i++) ref.addPoint(row(data.vectors, i), i);
-ref.setEf(DEFAULT_EF);
-const refQueries = Array.from({ length: data.queryCount }, (_, q) => row(data.queries, q));
+const ref = hnswReference(data);
 const CONCURRENCY = 8;
 /** hnswlib's single-thread queries per second over queryCount back-to-back searches. */
 const hnswQps = (): number => {
   const started = performance.now();
-  for (let i = 0; i < queryCount; i++) ref.searchKnn(refQueries[i % refQueries.length], TOP_K);
+  for (let i = 0; i < queryCount; i++) ref.search(i);
   return queryCount / ((performance.now() - started) / 1000);
 };
 const hnswP50 = (): number => {
   const lat: number[] = [];
   for (let i = 0; i < queryCount; i++) {
     const t = performance.now();
-    ref.searchKnn(refQueries[i % refQueries.length], TOP_K);
+    ref.search(i);
     lat.push(performance.now() - t);
   }
   return summarize(lat).p50Ms;
@@ -70,20 +56,8 @@ try {
   const spec = { serverless: { cloud: 'aws', region: 'us-east-1' } };
   const created = await client.json('POST', `${server.url}/indexes`, JSON.stringify({ name: 'fixed-cost', dimension: dim, metric: 'cosine', spec }));
   const host = (created.body as { host: string }).host;
-  // ~20 bytes per JSON number: keep each body under the 2 MiB upsert limit at any dimension.
-  const batch = Math.max(1, Math.min(500, Math.floor(80_000 / dim)));
-  for (let from = 0; from < n; from += batch) {
-    const vectors = [];
-    for (let i = from; i < Math.min(n, from + batch); i++) vectors.push({ id: `v${i}`, values: row(data.vectors, i) });
-    await client.json('POST', `${host}/vectors/upsert`, JSON.stringify({ vectors }));
-  }
-  // Wait until every record is in the graph (no exact-scanned tail left).
-  for (let i = 0; i < 600; i++) {
-    const metrics = (await client.request('GET', `${server.url}/metrics`)).text;
-    const m = /conifer_engine_unindexed_records\{index="fixed-cost"\} (\d+)/.exec(metrics);
-    if (m && m[1] === '0') break;
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  await upsertAll(client, host, data);
+  await waitIndexed(client, server.url, 1);
   const url = `${host}/query`;
   for (let i = 0; i < 200; i++) await client.request('POST', url, bodies[i % bodies.length]); // warm-up
   console.log(`n=${n} dim=${dim} queries/round=${queryCount} topK=${TOP_K} ef=${DEFAULT_EF}`);
