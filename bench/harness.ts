@@ -695,16 +695,16 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     server = await startServer(dataDir, apiKey);
     const restarted = server;
     const host2 = await describeHost(client, restarted.url, 'bench-dense');
-    let firstCorrectQueryMs = Number.NaN;
-    for (let attempt = 0; attempt < 600; attempt++) {
-      const r = await client.request('POST', `${host2}/query`, lastBody);
-      if (r.status === 200 && matchesOf(JSON.parse(r.text))[0]?.id === id(data.n - 1)) {
-        firstCorrectQueryMs = performance.now() - ts;
-        break;
+    /** ms from `startedAt` until a query on `host` returns the last record first; throws after `attempts` tries 50 ms apart. */
+    const firstCorrectQuery = async (host: string, startedAt: number, attempts: number, what: string): Promise<number> => {
+      for (let attempt = 0; attempt < attempts; attempt++) {
+        const r = await client.request('POST', `${host}/query`, lastBody);
+        if (r.status === 200 && matchesOf(JSON.parse(r.text))[0]?.id === id(data.n - 1)) return performance.now() - startedAt;
+        await new Promise((res) => setTimeout(res, 50));
       }
-      await new Promise((res) => setTimeout(res, 50));
-    }
-    if (!Number.isFinite(firstCorrectQueryMs)) throw new Error('after restart no query found the data (30 s)');
+      throw new Error(`after ${what} no query found the data (${(attempts * 50) / 1000} s)`);
+    };
+    const firstCorrectQueryMs = await firstCorrectQuery(host2, ts, 600, 'restart');
     const searchableMs = (await waitFullyIndexed(client, restarted.url, 30 * 60_000)) - ts;
     const recordsAfterRestart = await totalCount(client, host2);
     const rssAfterRestartBytes = memoryOf(restarted.pid).rssBytes;
@@ -720,16 +720,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       server = await startServer(dataDir, apiKey);
       const rebuilt = server;
       const host3 = await describeHost(client, rebuilt.url, 'bench-dense');
-      let rebuildFirstCorrectMs = Number.NaN;
-      for (let attempt = 0; attempt < 6000; attempt++) {
-        const r = await client.request('POST', `${host3}/query`, lastBody);
-        if (r.status === 200 && matchesOf(JSON.parse(r.text))[0]?.id === id(data.n - 1)) {
-          rebuildFirstCorrectMs = performance.now() - ts;
-          break;
-        }
-        await new Promise((res) => setTimeout(res, 50));
-      }
-      if (!Number.isFinite(rebuildFirstCorrectMs)) throw new Error('after a rebuild no query found the data (5 min)');
+      const rebuildFirstCorrectMs = await firstCorrectQuery(host3, ts, 6000, 'a rebuild');
       const rebuildSearchableMs = (await waitFullyIndexed(client, rebuilt.url, 30 * 60_000)) - ts;
       rebuild = { readyMs: rebuilt.readyMs, firstCorrectQueryMs: rebuildFirstCorrectMs, searchableMs: rebuildSearchableMs, snapshotFilesRemoved };
       log(`restart without snapshots (${snapshotFilesRemoved} files removed): ready ${rebuilt.readyMs.toFixed(0)} ms, first correct query ${rebuildFirstCorrectMs.toFixed(0)} ms, every record in a graph ${rebuildSearchableMs.toFixed(0)} ms`);
