@@ -215,8 +215,10 @@ class Search {
     if (ahead < end && ahead[0] < ix_.extent) __builtin_prefetch(slots_ + ahead[0], 1);
   }
 
-  // Adds the list's live entries into acc; first touches join `touched`. Returns the count.
-  uint32_t Gather(const Term& t, uint32_t count) {
+  // Calls visit(label, slot, contribution) for each live entry of the term's list, in
+  // list order, prefetching the slots ahead: the one loop Gather() and AddTo() share.
+  template <typename Visit>
+  void ForEachLive(const Term& t, Visit&& visit) {
     const uint32_t* e = t.entries;
     const uint32_t* end = e + size_t(t.length) * 3;
     const double w = t.weight;
@@ -226,34 +228,31 @@ class Search {
       const uint32_t label = e[0];
       if (label >= extent) throw Corrupt();
       if (t.stale && ix_.gen[label] != e[1]) continue;
+      visit(label, slots_[label], w * double(entryWeight(e + 2)));
+    }
+  }
+
+  // Adds the list's live entries into acc; first touches join `touched`. Returns the count.
+  uint32_t Gather(const Term& t, uint32_t count) {
+    ForEachLive(t, [&](uint32_t label, Slot& slot, double x) {
       // Branch-free: whether a label is new to this query is a coin flip the CPU cannot
       // predict. 0 + x is x exactly, as JavaScript's acc = 0; acc += x.
-      Slot& slot = slots_[label];
       const bool fresh = slot.touchedAt != epoch_;
       touched_[count] = label;
       count += fresh;
       const double base = fresh ? 0.0 : slot.acc;
       slot.touchedAt = epoch_;
-      slot.acc = base + w * double(entryWeight(e + 2));
-    }
+      slot.acc = base + x;
+    });
     return count;
   }
 
   // Like Gather(), only into labels already touched.
   void AddTo(const Term& t) {
-    const uint32_t* e = t.entries;
-    const uint32_t* end = e + size_t(t.length) * 3;
-    const double w = t.weight;
-    const size_t extent = ix_.extent;
-    for (; e < end; e += 3) {
-      Prefetch(e + 3 * kAhead, end);
-      const uint32_t label = e[0];
-      if (label >= extent) throw Corrupt();
-      if (t.stale && ix_.gen[label] != e[1]) continue;
+    ForEachLive(t, [&](uint32_t, Slot& slot, double x) {
       // Branch-free: an untouched label's acc is never read before Gather() resets it.
-      Slot& slot = slots_[label];
-      slot.acc += slot.touchedAt == epoch_ ? w * double(entryWeight(e + 2)) : 0.0;
-    }
+      slot.acc += slot.touchedAt == epoch_ ? x : 0.0;
+    });
   }
 
   // Terms by bound descending (ties by query order), restFrom_ and slack_ (termBounds()).
