@@ -3,6 +3,7 @@
 
 #include "cpu-features.h"
 #include "exact-scan.h"
+#include "float-json.h"
 #include "sparse-search.h"
 
 namespace {
@@ -13,6 +14,8 @@ napi_value Init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "candidates", fn);
   napi_create_function(env, "cpuFeatures", NAPI_AUTO_LENGTH, CpuFeatures, nullptr, &fn);
   napi_set_named_property(env, exports, "cpuFeatures", fn);
+  napi_create_function(env, "float32Json", NAPI_AUTO_LENGTH, Float32Json, nullptr, &fn);
+  napi_set_named_property(env, exports, "float32Json", fn);
   napi_create_function(env, "sparseSearch", NAPI_AUTO_LENGTH, SparseSearch, nullptr, &fn);
   napi_set_named_property(env, exports, "sparseSearch", fn);
   napi_create_function(env, "sparseCandidates", NAPI_AUTO_LENGTH, SparseCandidates, nullptr, &fn);

@@ -1,6 +1,7 @@
 // Float32 helpers. Dense and sparse values are stored as float32 (DESIGN.md decision 8),
 // and printed in the shortest decimal form that reads back as the same float32, so a
 // value sent as 0.1 comes back as 0.1 rather than as float64's 0.10000000149011612.
+import { nativeAddon, type NativeAddon } from './native-addon.js';
 
 /** Rounds each number to float32. The caller has validated them (see isFinite32). */
 export function toFloat32Array(values: number[]): Float32Array {
@@ -99,4 +100,14 @@ export function float32ArrayToJson(a: Float32Array): number[] {
   const out = new Array<number>(a.length);
   for (let i = 0; i < a.length; i++) out[i] = float32ToShortest(a[i]);
   return out;
+}
+
+/**
+ * A float32 array as the JSON text of float32ArrayToJson(a), printed by the native addon
+ * when it is loaded (about twice as fast, and no JavaScript number per value: fetching
+ * 100 records of 384 dimensions prints 38,400), else by JSON.stringify. `native`: the
+ * addon to print with, null for the JavaScript path (tests compare both).
+ */
+export function float32ArrayJsonText(a: Float32Array, native: NativeAddon | null = nativeAddon ?? null): string {
+  return native ? native.float32Json(a) : JSON.stringify(float32ArrayToJson(a));
 }

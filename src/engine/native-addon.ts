@@ -32,6 +32,11 @@ export interface NativeAddon {
   sparseSearch(...args: [...SparseNativeArgs, allow: Uint32Array | null, k: number, strategy: 0 | 1, pairsPerRecord: number]): Uint32Array;
   sparseCandidates(...args: [...SparseNativeArgs, n: number, coverage: number]): Uint32Array;
   sparseReaching(...args: [...SparseNativeArgs, tau: number, maxPostings: number, maxRecords: number, pairsPerRecord: number]): Uint32Array | undefined;
+  /**
+   * A float32 array as JSON array text (native/float-json.cc; used by float32.ts):
+   * exactly JSON.stringify(float32ArrayToJson(values)).
+   */
+  float32Json(values: Float32Array): string;
   /** What this CPU can run (graph/hnswlib-binding.ts); all false off x86-64. */
   cpuFeatures(): { avx2: boolean; fma: boolean };
 }

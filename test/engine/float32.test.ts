@@ -1,11 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  float32ArrayJsonText,
   float32ArrayToJson,
   float32ToShortest,
   isFinite32,
   toFloat32Array,
 } from '../../src/engine/float32.js';
+import { nativeAddon, nativeAddonError } from '../../src/engine/native-addon.js';
 
 test('toFloat32Array rounds each value to float32', () => {
   const a = toFloat32Array([0.1, -2, 1 / 3]);
@@ -136,4 +138,37 @@ test('float32ToShortest equals the toPrecision search over every kind of value',
     if (!Number.isFinite(x) || x === 0) continue;
     assert.equal(float32ToShortest(x), oracle(Math.fround(x)), `shortest form of ${x}`);
   }
+});
+
+test('the native addon prints float32 arrays exactly as JSON.stringify of the JavaScript path', () => {
+  assert.ok(nativeAddon, `not loaded: ${nativeAddonError}`);
+  // Every kind of value the two searches treat differently: ties at the last digit
+  // (24.2890625: the JavaScript rounds half away from zero, where shortest-with-ties-to-
+  // even would print 24.289062), neighbours of powers of two and ten, subnormals, the
+  // extremes, the layouts of Number::toString (1e-7 against 0.000001, 1e21 against
+  // 100000000000000000000), negative zero, and 200k floats from random bit patterns.
+  const edges = [
+    0, -0, 1, -1, 0.1, -0.1, 24.2890625, -177.140625, 1149143.25, 3291389.25, 1e-7, 1e-6, 1.5e-6, 1e21, 1e20, 1e22,
+    123456789, 1.17549435e-38, 1.4e-45, -1.4e-45, 3.4028235e38, -3.4028235e38, 1e-14, 1e-15, 9.999999e-15, 0.5, 0.25,
+    1024, 1023.99994, 1024.0001, 33554432, 16777217, 9.999999, 10.000001, 99999.99, 0.30000001192092896,
+  ];
+  const cases = [Float32Array.from(edges), new Float32Array(0)];
+  const random = new Float32Array(200_000);
+  const bits = new Uint32Array(random.buffer);
+  let seed = 12345;
+  for (let i = 0; i < random.length; i++) {
+    do {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      bits[i] = seed ^ (Math.imul(seed >>> 7, 2654435761) >>> 0);
+    } while (!Number.isFinite(random[i]));
+  }
+  for (let i = 0; i < random.length; i += 1000) cases.push(random.subarray(i, i + 1000));
+  // Embedding-like values: small, mostly 8 or 9 significant digits.
+  cases.push(Float32Array.from({ length: 5000 }, (_, i) => Math.sin(i * 12.9898) * 0.2));
+  for (const a of cases) {
+    const want = JSON.stringify(float32ArrayToJson(a));
+    assert.equal(float32ArrayJsonText(a, null), want);
+    assert.equal(float32ArrayJsonText(a, nativeAddon), want);
+  }
+  assert.equal(float32ArrayJsonText(Float32Array.of(24.2890625, -177.140625, 1e-7, 1e21)), '[24.289063,-177.14063,1e-7,1e+21]');
 });

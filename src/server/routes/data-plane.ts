@@ -12,6 +12,7 @@ import { OverloadGuard } from '../overload.js';
 import { projectOf, versionOf } from '../request-context.js';
 import { bulkImportRoutes } from './bulk-imports.js';
 import { displayNamespace, recordJson } from '../serializers/vector-json.js';
+import { stringifyJson } from '../serializers/json-text.js';
 import { documentedOnly } from '../doc-schema.js';
 import * as doc from '../schemas/vector-schemas.js';
 
@@ -39,9 +40,12 @@ const PREFIX = '/svc/:indexHost';
 export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vectors: VectorService): void {
   const cap = ctx.config.responseCapBytes;
 
-  /** Serializes once and refuses a response over the cap (decision 13), naming what to lower. */
+  /**
+   * Serializes once and refuses a response over the cap (decision 13), naming what to
+   * lower. stringifyJson: records carry their values as printed text (vector-json.ts).
+   */
   const sendCapped = (reply: FastifyReply, body: unknown, hint: string): FastifyReply => {
-    const text = JSON.stringify(body);
+    const text = stringifyJson(body);
     const bytes = Buffer.byteLength(text);
     if (bytes > cap) {
       throw invalid(`the response would be ${bytes} bytes, over the limit of ${cap} bytes; ${hint}`);

@@ -1,13 +1,17 @@
 // Records and namespaces on the data-plane wire (camelCase). Dense values print in the
 // shortest form that reads back as the same float32 (decision 8): 0.1 comes back as 0.1.
+// Values arrive as JSON text already printed (json-text.ts): printing them is most of the
+// cost of a fetch, and text skips a JavaScript number per value.
 import type { StoredRecord } from '../../engine/model.js';
-import { float32ArrayToJson } from '../../engine/float32.js';
+import { float32ArrayJsonText } from '../../engine/float32.js';
+import { JsonText } from './json-text.js';
 import { namesDefaultNamespace, type ApiVersion } from '../api-version.js';
 
+/** A record's wire object; serialize it with stringifyJson (json-text.ts), not JSON.stringify. */
 export function recordJson(r: StoredRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: r.id, values: r.values ? float32ArrayToJson(r.values) : [] };
+  const out: Record<string, unknown> = { id: r.id, values: r.values ? new JsonText(float32ArrayJsonText(r.values)) : [] };
   if (r.sparse) {
-    out.sparseValues = { indices: Array.from(r.sparse.indices), values: float32ArrayToJson(r.sparse.values) };
+    out.sparseValues = { indices: Array.from(r.sparse.indices), values: new JsonText(float32ArrayJsonText(r.sparse.values)) };
   }
   if (r.metadata) out.metadata = r.metadata;
   return out;
