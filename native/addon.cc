@@ -1,4 +1,5 @@
-// Conifer's native addon: the functions the engine worker calls (see each header).
+// Conifer's native addon: the functions the engine worker calls, and float32Json, which the
+// HTTP thread calls (see each header).
 #include <node_api.h>
 
 #include "cpu-features.h"

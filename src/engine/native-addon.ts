@@ -1,7 +1,7 @@
 // Conifer's native addon (native/, built by `npm ci` through binding.gyp), loaded once per
 // thread. If it is missing (a platform where it did not build) the engine runs without
-// it — exact scans in JavaScript only, hnswlib as the package built it — and
-// `nativeAddonError` says why (the engine worker logs it at start).
+// it — exact scans in JavaScript only, hnswlib as the package built it, values printed
+// by JSON.stringify — and `nativeAddonError` says why (the engine worker logs it at start).
 import { createRequire } from 'node:module';
 
 export interface NativeAddon {
