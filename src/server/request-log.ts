@@ -14,9 +14,14 @@ function indexOf(request: FastifyRequest, route: string): string | undefined {
   return undefined;
 }
 
+/** The levels at which an `info` line is written (FastifyBaseLogger's type has no isLevelEnabled). */
+const LOGS_INFO = new Set(['trace', 'debug', 'info']);
+
 export function registerRequestLog(app: FastifyInstance): void {
   app.decorateReply('apiError', null);
   app.addHook('onResponse', async (request, reply) => {
+    // Above info (CONIFER_LOG_LEVEL=warn) the line would be built for nothing, per request.
+    if (!LOGS_INFO.has(request.log.level)) return;
     const route = routeOf(request);
     const line: Record<string, unknown> = {
       method: request.method,
