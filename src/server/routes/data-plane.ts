@@ -42,10 +42,12 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
 
   /**
    * Serializes once and refuses a response over the cap (decision 13), naming what to
-   * lower. stringifyJson: records carry their values as printed text (vector-json.ts).
+   * lower. `withRecords`: the body holds records, whose values are printed text
+   * (vector-json.ts) that only stringifyJson splices in; other bodies take the faster
+   * native JSON.stringify (a query without values is most of a server's answers).
    */
-  const sendCapped = (reply: FastifyReply, body: unknown, hint: string): FastifyReply => {
-    const text = stringifyJson(body);
+  const sendCapped = (reply: FastifyReply, body: unknown, hint: string, withRecords: boolean): FastifyReply => {
+    const text = withRecords ? stringifyJson(body) : JSON.stringify(body);
     const bytes = Buffer.byteLength(text);
     if (bytes > cap) {
       throw invalid(`the response would be ${bytes} bytes, over the limit of ${cap} bytes; ${hint}`);
@@ -124,6 +126,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
           reply,
           { vectors: out, namespace: displayNamespace(namespace, versionOf(request)), usage: USAGE },
           'fetch fewer ids per request',
+          true,
         );
       });
 
@@ -143,7 +146,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         };
         if (page.next) body.pagination = { next: page.next };
         reply.header(MAX_INDEXED_LSN_HEADER, lsn);
-        return sendCapped(reply, body, 'lower limit');
+        return sendCapped(reply, body, 'lower limit', true);
       });
 
       plane.get('/vectors/list', documentedOnly({ querystring: doc.listQuery }), async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply) => {
@@ -163,13 +166,17 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         // The seq the engine held when it answered: the query saw exactly the writes up to it.
         const { namespace, matches, lsn } = await vectors.query(indexOf(request), request.body);
         reply.header(MAX_INDEXED_LSN_HEADER, lsn);
+        let withRecords = false; // values included: printed text, see sendCapped
         const body = {
           matches: matches.map((m) => {
             // Scores are float32 on Pinecone's wire; float64 noise (0.9999999999999998) is not.
             const out: Record<string, unknown> = { id: m.id, score: float32ToShortest(m.score) };
             if (m.record) {
               const r = recordJson(m.record);
-              if (m.record.values || m.record.sparse) out.values = r.values;
+              if (m.record.values || m.record.sparse) {
+                out.values = r.values;
+                withRecords = true; // printed values (and sparse values with them)
+              }
               if (r.sparseValues) out.sparseValues = r.sparseValues;
               if (r.metadata) out.metadata = r.metadata;
             }
@@ -178,7 +185,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
           namespace: displayNamespace(namespace, versionOf(request)),
           usage: USAGE,
         };
-        return sendCapped(reply, body, 'lower topK or set includeValues to false');
+        return sendCapped(reply, body, 'lower topK or set includeValues to false', withRecords);
       });
 
       const stats = async (request: FastifyRequest, reply: FastifyReply): Promise<Record<string, unknown>> => {
