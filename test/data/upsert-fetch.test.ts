@@ -57,6 +57,8 @@ describe('data plane: upsert and fetch', () => {
 
       const f = await dp(server, cos, 'GET', fetchQuery(['h1', 'h2', 'h3', 'missing'], 'happy'));
       assert.equal(f.status, 200, f.text);
+      // The body is sent as bytes (json-text.ts); the header is a string body's.
+      assert.equal(f.headers.get('content-type'), 'application/json; charset=utf-8');
       assert.equal(f.body.namespace, 'happy');
       assert.equal(typeof f.body.usage?.readUnits, 'number');
       assert.deepEqual(Object.keys(f.body.vectors).sort(), ['h1', 'h2', 'h3']);

@@ -1,8 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { JsonText, stringifyJson } from '../../src/server/serializers/json-text.js';
+import { JsonText, jsonBytes } from '../../src/server/serializers/json-text.js';
 
-test('stringifyJson prints plain values exactly as JSON.stringify does', () => {
+const text = (v: unknown): string => jsonBytes(v).toString('utf8');
+
+test('jsonBytes prints plain values exactly as JSON.stringify does, in UTF-8', () => {
   const nullProto = Object.assign(Object.create(null) as Record<string, unknown>, { b: 1, a: [true, null] });
   const values: unknown[] = [
     null, 0, -0, 1.5, Number.NaN, Infinity, 'text with "quotes", \\\\ and \\u2028', true, [], {},
@@ -12,11 +14,11 @@ test('stringifyJson prints plain values exactly as JSON.stringify does', () => {
     nullProto,
     { matches: [{ id: 'a', score: 0.5, metadata: { genre: ['x', 'y'], year: 2020 } }], namespace: '', usage: { readUnits: 1 } },
   ];
-  for (const v of values) assert.equal(stringifyJson(v), JSON.stringify(v));
+  for (const v of values) assert.equal(text(v), JSON.stringify(v));
 });
 
-test('stringifyJson splices JsonText in unchanged, wherever it sits', () => {
+test('jsonBytes splices JsonText in unchanged, wherever it sits', () => {
   const body = { vectors: { a: { id: 'a', values: new JsonText('[0.1,0.2]') } }, list: [new JsonText('{"x":1}'), 2], skipped: undefined };
-  assert.equal(stringifyJson(body), '{"vectors":{"a":{"id":"a","values":[0.1,0.2]}},"list":[{"x":1},2]}');
-  assert.deepEqual(JSON.parse(stringifyJson(body)), { vectors: { a: { id: 'a', values: [0.1, 0.2] } }, list: [{ x: 1 }, 2] });
+  assert.equal(text(body), '{"vectors":{"a":{"id":"a","values":[0.1,0.2]}},"list":[{"x":1},2]}');
+  assert.deepEqual(JSON.parse(text(body)), { vectors: { a: { id: 'a', values: [0.1, 0.2] } }, list: [{ x: 1 }, 2] });
 });

@@ -12,7 +12,7 @@ import { OverloadGuard } from '../overload.js';
 import { projectOf, versionOf } from '../request-context.js';
 import { bulkImportRoutes } from './bulk-imports.js';
 import { displayNamespace, recordJson } from '../serializers/vector-json.js';
-import { stringifyJson } from '../serializers/json-text.js';
+import { jsonBytes } from '../serializers/json-text.js';
 import { documentedOnly } from '../doc-schema.js';
 import * as doc from '../schemas/vector-schemas.js';
 
@@ -43,16 +43,17 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
   /**
    * Serializes once and refuses a response over the cap (decision 13), naming what to
    * lower. `withRecords`: the body holds records, whose values are printed text
-   * (vector-json.ts) that only stringifyJson splices in; other bodies take the faster
+   * (vector-json.ts) that only jsonBytes splices in; other bodies take the faster
    * native JSON.stringify (a query without values is most of a server's answers).
    */
   const sendCapped = (reply: FastifyReply, body: unknown, hint: string, withRecords: boolean): FastifyReply => {
-    const text = withRecords ? stringifyJson(body) : JSON.stringify(body);
-    const bytes = Buffer.byteLength(text);
+    const payload = withRecords ? jsonBytes(body) : JSON.stringify(body);
+    const bytes = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength;
     if (bytes > cap) {
       throw invalid(`the response would be ${bytes} bytes, over the limit of ${cap} bytes; ${hint}`);
     }
-    return reply.type('application/json').send(text);
+    // Spelled out: Fastify appends the charset to a string's JSON type, not to a Buffer's.
+    return reply.type('application/json; charset=utf-8').send(payload);
   };
 
   const indexOf = (request: FastifyRequest): IndexRow => {

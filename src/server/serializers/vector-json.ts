@@ -7,7 +7,7 @@ import { float32ArrayJsonText } from '../../engine/float32.js';
 import { JsonText } from './json-text.js';
 import { namesDefaultNamespace, type ApiVersion } from '../api-version.js';
 
-/** A record's wire object; serialize it with stringifyJson (json-text.ts), not JSON.stringify. */
+/** A record's wire object; serialize it with jsonBytes (json-text.ts), not JSON.stringify. */
 export function recordJson(r: StoredRecord): Record<string, unknown> {
   const out: Record<string, unknown> = { id: r.id, values: r.values ? new JsonText(float32ArrayJsonText(r.values)) : [] };
   if (r.sparse) {
