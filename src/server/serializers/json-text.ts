@@ -24,7 +24,7 @@ export class JsonText {
 /** The value's JSON text as UTF-8 bytes. */
 export function jsonBytes(value: unknown): Buffer {
   const parts: string[] = [];
-  write(value, parts, 'null');
+  write(value, parts);
   let total = 0;
   for (const part of parts) total += Buffer.byteLength(part);
   const out = Buffer.allocUnsafe(total);
@@ -33,15 +33,15 @@ export function jsonBytes(value: unknown): Buffer {
   return out;
 }
 
-/** Appends the value's JSON text; `omitted`: what to append where JSON.stringify gives none. */
-function write(value: unknown, parts: string[], omitted: string): void {
+/** Appends the value's JSON text (null where JSON.stringify gives none, as in an array). */
+function write(value: unknown, parts: string[]): void {
   if (value instanceof JsonText) {
     parts.push(value.text);
   } else if (Array.isArray(value)) {
     parts.push('[');
     for (let i = 0; i < value.length; i++) {
       if (i) parts.push(',');
-      write(value[i], parts, 'null');
+      write(value[i], parts);
     }
     parts.push(']');
   } else if (isWalked(value)) {
@@ -53,12 +53,12 @@ function write(value: unknown, parts: string[], omitted: string): void {
       if (leaf === undefined) continue; // left out, as JSON.stringify leaves it out
       parts.push(first ? '' : ',', JSON.stringify(key), ':');
       first = false;
-      if (leaf === null) write(v, parts, 'null');
+      if (leaf === null) write(v, parts);
       else parts.push(leaf);
     }
     parts.push('}');
   } else {
-    parts.push(JSON.stringify(value) ?? omitted);
+    parts.push(JSON.stringify(value) ?? 'null');
   }
 }
 
