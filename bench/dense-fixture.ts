@@ -1,7 +1,7 @@
 // What the single-purpose dense benches (fixed-cost.ts, engine-threads.ts) share: their
 // `--name value` flags, the query bodies, hnswlib in this process with the engine's graph
 // parameters (the yardstick), and loading an index over HTTP until every record is in a graph.
-import { hnswlib } from '../src/engine/graph/hnswlib-binding.js';
+import { hnswlib } from './hnswlib-reference.js';
 import type { DenseData } from './data.js';
 import type { Client } from './http.js';
 import { HNSW_EF_CONSTRUCTION, HNSW_M } from './references.js';

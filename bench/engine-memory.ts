@@ -16,7 +16,7 @@
 // (bench/references.ts's parameters): its RSS growth and build time.
 //
 // The native figures are RSS deltas, noisy (allocator pools): read them to ±10 %.
-import { hnswlib } from '../src/engine/graph/hnswlib-binding.js';
+import { hnswlib } from './hnswlib-reference.js';
 import { generateDense, metadataOf } from './data.js';
 import { HNSW_EF_CONSTRUCTION, HNSW_M } from './references.js';
 import { VectorSet } from '../src/engine/vector-set.js';

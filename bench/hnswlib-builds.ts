@@ -1,10 +1,10 @@
 // hnswlib's AVX2+FMA build against the package's portable build, in process, same data,
 // same run: `node dist/bench/hnswlib-builds.js [count] [dim]` (defaults 20000 × 384). Runs
-// itself twice as a child process (the build is chosen when graph/hnswlib-binding.ts
+// itself twice as a child process (the build is chosen when hnswlib-reference.ts
 // loads), once with CONIFER_HNSW_AVX2=0, and prints build time and search p50 at ef 100.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { hnswlib, hnswlibBuild } from '../src/engine/graph/hnswlib-binding.js';
+import { hnswlib, hnswlibBuild } from './hnswlib-reference.js';
 import { Rng } from './prng.js';
 
 const count = Number(process.argv[2] ?? 20_000);

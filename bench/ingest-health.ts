@@ -13,13 +13,15 @@
 // starved one: the server main thread's event-loop delay over the ingest (its own
 // monitorEventLoopDelay, read from /metrics), the bench process's own (the probes share
 // its loop with the body sends), and per server thread the CPU time it ran and the time it
-// waited runnable for a core (/proc schedstat).
+// waited runnable for a core (/proc schedstat); then how long from the ingest's start until
+// every record is in a graph (graph inserts go on after the last acknowledgement).
 //   node dist/bench/ingest-health.js --dim 384 --digits full --vectors 40000 [--cpu-prof DIR]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { generateSparse } from './data.js';
+import { waitIndexed } from './dense-fixture.js';
 import { Client } from './http.js';
 import { startProbe } from './probe.js';
 import { Rng } from './prng.js';
@@ -148,6 +150,10 @@ try {
   for (const t of threads) {
     const role = t.tid === server.pid ? ' (main)' : '';
     console.log(`  ${t.tid} ${t.name}${role}: run ${(t.runMs / 1000).toFixed(1)} s, waited ${(t.waitMs / 1000).toFixed(1)} s`);
+  }
+  if (KIND !== 'sparse') {
+    await waitIndexed(client, server.url, 1);
+    console.log(`ingest start → every record in a graph: ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
 } finally {
   client.close();

@@ -1,9 +1,9 @@
 // The references, measured in this process on the same data: hnswlib-node used
 // directly (the engine limit: no HTTP, no JSON, one thread), swept over ef; and exact
 // brute force over the float32 arena. hnswlib is the same build the engine runs
-// (graph/hnswlib-binding.ts: AVX2+FMA where the CPU has them), so the ratios measure
+// (hnswlib-reference.ts: AVX2+FMA where the CPU has them), so the ratios measure
 // Conifer's overhead, not compiler flags.
-import { hnswlib, hnswlibBuild } from '../src/engine/graph/hnswlib-binding.js';
+import { hnswlib, hnswlibBuild } from './hnswlib-reference.js';
 import { performance } from 'node:perf_hooks';
 import type { DenseData } from './data.js';
 import { summarize, recallAtK, mean, type LatencySummary } from './stats.js';
@@ -27,7 +27,7 @@ export interface HnswResult {
   M: number;
   efConstruction: number;
   buildSeconds: number;
-  /** Which hnswlib build ran (graph/hnswlib-binding.ts). */
+  /** Which hnswlib build ran (hnswlib-reference.ts). */
   build: string;
   buildVectorsPerSecond: number;
   sweep: HnswPoint[];

@@ -68,3 +68,22 @@ describe('engine workers setting', () => {
     }
   });
 });
+
+describe('insert threads setting', () => {
+  it('defaults to the number of cores up to 4, and is read from the environment or --insert-threads', async () => {
+    const { availableParallelism } = await import('node:os');
+    assert.equal(loadConfig({}).insertThreads, Math.min(4, availableParallelism()));
+    assert.equal(loadConfig({ CONIFER_INSERT_THREADS: '1' }).insertThreads, 1);
+    assert.equal(loadConfig({ CONIFER_INSERT_THREADS: '1' }, { 'insert-threads': '8' }).insertThreads, 8);
+  });
+
+  it('refuses 0, more than 64 and non-integers, naming the setting and the range', () => {
+    for (const bad of ['0', '65', '1.5', 'two']) {
+      assert.throws(
+        () => loadConfig({ CONIFER_INSERT_THREADS: bad }),
+        (err: unknown) => err instanceof ConfigError && /CONIFER_INSERT_THREADS \(--insert-threads\) must be an integer from 1 to 64/.test(err.message),
+        bad,
+      );
+    }
+  });
+});

@@ -20,7 +20,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { EngineShard, type EngineLog } from './engine-shard.js';
 import type { FilterNode } from './filter.js';
 import type { IndexShape } from './model.js';
-import type { EngineQuery, QueryAnswer } from './protocol.js';
+import { DEFAULT_WORKER_DATA, type EngineQuery, type EngineWorkerData, type QueryAnswer } from './protocol.js';
 
 export type { EngineLog } from './engine-shard.js';
 
@@ -37,11 +37,11 @@ export class EngineClient {
   /** The most engine worker threads (CONIFER_ENGINE_WORKERS), at least 1. */
   readonly maxWorkers: number;
 
-  /** `backgroundNice`: nice steps the workers run below this thread (thread-priority.ts; 0: the same). */
+  /** `workerData`: each worker's CPU priority and insert threads (protocol.ts). */
   constructor(
     private readonly log: EngineLog,
     maxWorkers = 1,
-    private readonly backgroundNice = 0,
+    private readonly workerData: EngineWorkerData = DEFAULT_WORKER_DATA,
   ) {
     this.maxWorkers = Math.max(1, Math.floor(maxWorkers));
     // The first worker starts at once, so the first index is served by a warm worker (a
@@ -149,7 +149,7 @@ export class EngineClient {
    */
   private startShard(): number {
     const i = this.shards.length;
-    const shard = new EngineShard(this.maxWorkers === 1 ? this.log : shardLog(this.log, i), this.backgroundNice);
+    const shard = new EngineShard(this.maxWorkers === 1 ? this.log : shardLog(this.log, i), this.workerData);
     shard.onWriterPort = (port) => this.onWriterPort?.(i, port) ?? Promise.resolve();
     shard.onSnapshot = this.snapshotCallback;
     this.shards.push(shard);

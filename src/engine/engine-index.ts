@@ -36,7 +36,7 @@ export class EngineIndex {
   finishRestore(): void {
     for (const [ns, set] of this.namespaces) {
       set.finishRestore();
-      if (set.size === 0) this.namespaces.delete(ns);
+      if (set.size === 0) this.dropEmpty(ns, set);
     }
   }
 
@@ -67,14 +67,14 @@ export class EngineIndex {
         const held = set?.seqOf(change.id);
         if (set && held !== undefined && held <= change.seq) {
           set.remove(change.id);
-          if (set.size === 0) this.namespaces.delete(change.ns);
+          if (set.size === 0) this.dropEmpty(change.ns, set);
         }
         return;
       }
       case 'drop-namespace':
         if (set) {
           set.removeOlderThan(change.seq);
-          if (set.size === 0) this.namespaces.delete(change.ns);
+          if (set.size === 0) this.dropEmpty(change.ns, set);
         }
         return;
     }
@@ -130,9 +130,21 @@ export class EngineIndex {
     this.workCursor++;
   }
 
+  /** Frees every namespace's graphs now (the index was closed or dropped; unusable afterwards). */
+  close(): void {
+    for (const set of this.namespaces.values()) set.close();
+    this.namespaces.clear();
+  }
+
   private createNamespace(ns: string): VectorSet {
     const set = new VectorSet(this.shape.dimension, this.shape.metric, this.options, this.events, this.shape.filterable);
     this.namespaces.set(ns, set);
     return set;
+  }
+
+  /** A namespace left without records goes, and its graph's native memory with it. */
+  private dropEmpty(ns: string, set: VectorSet): void {
+    set.close();
+    this.namespaces.delete(ns);
   }
 }

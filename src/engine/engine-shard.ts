@@ -18,14 +18,15 @@ import { RestartBackoff } from './restart-backoff.js';
 import { engineQueryDuration, engineQueueDepth, engineUnindexedRecords, engineWorkerRestarts } from '../metrics.js';
 import type { FilterNode } from './filter.js';
 import type { IndexShape } from './model.js';
-import type {
-  EngineWorkerData,
-  EngineCall,
-  EngineMessage,
-  EngineQuery,
-  EngineReply,
-  EngineRequest,
-  QueryAnswer,
+import {
+  DEFAULT_WORKER_DATA,
+  type EngineWorkerData,
+  type EngineCall,
+  type EngineMessage,
+  type EngineQuery,
+  type EngineReply,
+  type EngineRequest,
+  type QueryAnswer,
 } from './protocol.js';
 
 const RETRY_AFTER_SECONDS = 1;
@@ -66,11 +67,11 @@ export class EngineShard {
 
   /**
    * `log` already names the shard (a pino child), so every line says which worker.
-   * `backgroundNice`: nice steps the worker runs below the main thread (thread-priority.ts).
+   * `workerData`: the worker's CPU priority and insert threads (protocol.ts).
    */
   constructor(
     private readonly log: EngineLog,
-    private readonly backgroundNice = 0,
+    private readonly workerData: EngineWorkerData = DEFAULT_WORKER_DATA,
   ) {
     this.worker = this.spawn();
   }
@@ -186,7 +187,7 @@ export class EngineShard {
   }
 
   private spawn(): Worker {
-    const workerData: EngineWorkerData = { backgroundNice: this.backgroundNice };
+    const workerData: EngineWorkerData = this.workerData;
     const worker = new Worker(new URL('./worker/engine-worker.js', import.meta.url), { workerData });
     worker.on('message', (msg: EngineMessage) => this.onMessage(worker, msg));
     worker.on('error', (err) => this.onDeath(worker, err));

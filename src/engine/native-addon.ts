@@ -1,6 +1,6 @@
 // Conifer's native addon (native/, built by `npm ci` through binding.gyp), loaded once per
 // thread. If it is missing (a platform where it did not build) the engine runs without
-// it — exact scans in JavaScript only, hnswlib as the package built it, values printed
+// it — exact scans in JavaScript only, hnswlib's baseline build (graph/hnsw-binding.ts), values printed
 // by JSON.stringify — and `nativeAddonError` says why (the engine worker logs it at start).
 import { createRequire } from 'node:module';
 
@@ -37,7 +37,7 @@ export interface NativeAddon {
    * exactly JSON.stringify(float32ArrayToJson(values)).
    */
   float32Json(values: Float32Array): string;
-  /** What this CPU can run (graph/hnswlib-binding.ts); all false off x86-64. */
+  /** What this CPU can run (graph/hnsw-binding.ts); all false off x86-64. */
   cpuFeatures(): { avx2: boolean; fma: boolean };
 }
 

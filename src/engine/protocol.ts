@@ -13,7 +13,12 @@ import type { Change, IndexShape, SparseValues, StoredRecord } from './model.js'
 export interface EngineWorkerData {
   /** Nice steps to run below the main thread (thread-priority.ts; 0: the same). */
   backgroundNice: number;
+  /** Native threads a graph insert batch is shared over (GraphOptions.insertThreads). */
+  insertThreads: number;
 }
+
+/** What a worker starts with by default: the main thread's priority, inserts on one thread. */
+export const DEFAULT_WORKER_DATA: EngineWorkerData = { backgroundNice: 0, insertThreads: 1 };
 
 export interface EngineQuery {
   namespace: string;

@@ -94,6 +94,11 @@ export interface GraphOptions {
    * more than topK matches to the graph (tests). Default FILTERED_EXACT_FACTOR.
    */
   filteredExactFactor?: number;
+  /**
+   * Native threads a graph insert batch is shared over (CONIFER_INSERT_THREADS; default 1:
+   * the graph then depends only on the order of inserts). See HnswGraph.insertUntil.
+   */
+  insertThreads?: number;
 }
 
 // graphMinRecords: below it an exact scan costs at most ~2 ms at 384-d, and a graph's
@@ -203,10 +208,7 @@ export class VectorSet {
     this.graphs((g) => g.invalidate(label));
     this.sparse.remove(label);
     this.columns.remove(label);
-    if (this.graph && this.labels.size < this.options.graphMinRecords / 2) {
-      this.graph = undefined; // native memory is freed with the object
-      this.rebuild = undefined;
-    }
+    if (this.graph && this.labels.size < this.options.graphMinRecords / 2) this.close();
   }
 
   /** Removes every record whose last change is older than `seq` (a namespace drop). */
@@ -293,7 +295,7 @@ export class VectorSet {
       for (const label of freed) g.invalidate(label);
       for (const label of this.live()) if (!g.has(label)) g.enqueue(label);
     });
-    if (this.graph && this.labels.size < this.options.graphMinRecords / 2) this.graph = undefined;
+    if (this.graph && this.labels.size < this.options.graphMinRecords / 2) this.close();
   }
 
   /** What a snapshot needs of this namespace; undefined without a graph (nothing slow to rebuild). */
@@ -327,15 +329,17 @@ export class VectorSet {
     const graph = this.graph;
     if (!graph) return;
     const isLive = (label: number): boolean => this.labels.id(label) !== undefined;
+    const threads = this.options.insertThreads ?? 1;
     try {
-      graph.insertUntil(deadline, this.arena, isLive);
+      graph.insertUntil(deadline, this.arena, isLive, threads);
       if (graph.pending > 0 || performance.now() >= deadline) return;
       if (!this.rebuild && this.needsRebuild()) this.rebuild = this.freshGraph();
       if (this.rebuild) {
-        this.rebuild.insertUntil(deadline, this.arena, isLive);
+        this.rebuild.insertUntil(deadline, this.arena, isLive, threads);
         if (this.rebuild.pending === 0) {
           this.graph = this.rebuild;
           this.rebuild = undefined;
+          graph.close();
         }
       }
     } catch (err) {
@@ -463,8 +467,23 @@ export class VectorSet {
     }
   }
 
+  /** Drops the graphs and frees their native memory now (the set is dropped, or small again). */
+  close(): void {
+    this.graphs((g) => g.close());
+    this.graph = undefined;
+    this.rebuild = undefined;
+  }
+
   private dropBrokenGraph(err: unknown): void {
     if (!(err instanceof GraphError)) throw err;
+    // Best effort: a graph that failed may fail again on close, and is dropped either way.
+    for (const g of [this.graph, this.rebuild]) {
+      try {
+        g?.close();
+      } catch {
+        // already unusable
+      }
+    }
     this.graph = undefined;
     this.rebuild = undefined;
     this.graphBroken = true;

@@ -2,7 +2,8 @@
 // metrics (dot product on unnormalised vectors), exact scores on every returned hit
 // (graph candidates are rescored from the arena), the tail searched beside a partly
 // built graph, and randomised write sequences checked against a model so that no
-// query ever returns a deleted, dropped or outdated record.
+// query ever returns a deleted, dropped or outdated record. Each runs with graph inserts
+// on one thread and shared over three (GraphOptions.insertThreads).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { EngineIndex } from '../../src/engine/engine-index.js';
@@ -12,7 +13,7 @@ import { VectorSet, type GraphOptions, type Hit } from '../../src/engine/vector-
 import { prng } from '../helpers/prng.js';
 
 const DIM = 16;
-const OPTIONS: GraphOptions = { graphMinRecords: 300, defaultEf: 64 };
+const INSERT_THREADS = [1, 3];
 
 function randomVector(rand: () => number, scale = 1): Float32Array {
   const v = new Float32Array(DIM);
@@ -31,10 +32,11 @@ function recall(got: Hit[], want: Hit[]): number {
   return got.filter((h) => ids.has(h.id)).length / Math.max(1, want.length);
 }
 
-for (const [metric, seed] of [['cosine', 101], ['euclidean', 202], ['dotproduct', 303]] as const) {
-  describe(`HNSW graph vs exact search, ${metric}`, () => {
+for (const [metric, seed] of [['cosine', 101], ['euclidean', 202], ['dotproduct', 303]] as const) for (const insertThreads of INSERT_THREADS) {
+  describe(`HNSW graph vs exact search, ${metric}, inserts on ${insertThreads} thread(s)`, () => {
     const rand = prng(seed);
-    const set = new VectorSet(DIM, metric as Metric, OPTIONS);
+    const options: GraphOptions = { graphMinRecords: 300, defaultEf: 64, insertThreads };
+    const set = new VectorSet(DIM, metric as Metric, options);
     const N = 3000;
     // Dot product on unnormalised vectors: norms spread over 0.1–10.
     for (let i = 0; i < N; i++) set.upsert(i + 1, { id: `v${i}`, values: randomVector(rand, metric === 'dotproduct' ? 0.1 + rand() * 10 : 1) });
@@ -95,10 +97,10 @@ for (const [metric, seed] of [['cosine', 101], ['euclidean', 202], ['dotproduct'
 }
 
 describe('HNSW graph: writes are never stale (randomised sequences against a model)', () => {
-  for (const metric of ['cosine', 'euclidean', 'dotproduct'] as const) {
-    it(`${metric}: upserts, value updates, metadata updates, deletes and drops`, () => {
+  for (const metric of ['cosine', 'euclidean', 'dotproduct'] as const) for (const insertThreads of INSERT_THREADS) {
+    it(`${metric}, inserts on ${insertThreads} thread(s): upserts, value updates, metadata updates, deletes and drops`, () => {
       const rand = prng(metric.length * 977);
-      const engine = new EngineIndex({ dimension: DIM, metric }, { graphMinRecords: 60, defaultEf: 32 });
+      const engine = new EngineIndex({ dimension: DIM, metric }, { graphMinRecords: 60, defaultEf: 32, insertThreads });
       const model = new Map<string, Map<string, StoredRecord>>([['a', new Map()], ['b', new Map()]]);
       let seq = 0;
       for (let step = 0; step < 1500; step++) {

@@ -1,8 +1,10 @@
-// One HNSW graph over a namespace's labels: the only module that touches hnswlib-node.
+// One HNSW graph over a namespace's labels: the only module that touches hnswlib (through
+// Conifer's binding, native/hnsw-index.cc, loaded by hnsw-binding.ts).
 //
 // Thread rule: a graph belongs to the engine worker thread that created it and is only
-// ever called synchronously from it (hnswlib-node's async readIndex/writeIndex run on
-// the libuv pool against the same object, so they are never used).
+// ever called synchronously from it. An insert batch may fan out over native threads
+// (insertUntil's `threads`), but the call joins them before it returns, so a search
+// never runs beside an insert (hnswlib's search takes no locks).
 //
 // What the graph holds, per label:
 //   indexed[label] = 1  the graph has a live node with the label's CURRENT vector;
@@ -12,15 +14,13 @@
 // changes, so a graph search never returns a stale record; the changed record waits in
 // the tail (searched exactly beside the graph) until its slice re-inserts it, which
 // for a node marked deleted means addPoint(v, label): hnswlib then updates the node in
-// place and unmarks it. addPoint(..., replaceDeleted = true) is never used: it takes
-// ANY deleted slot without checking that the label is new.
+// place and unmarks it. hnswlib's "replace deleted" mode is never used: it takes ANY
+// deleted slot without checking that the label is new.
 //
-// Known faults of the library, guarded here: every native call is wrapped so an error
-// surfaces as a GraphError (the caller drops the graph and falls back to exact search);
-// the only JS filter callback ever passed is a bitmap lookup that cannot throw (a
-// throwing callback aborts the process: hnswlib-node issue #132).
-import { hnswlib } from './hnswlib-binding.js';
-import type { HierarchicalNSW, SpaceName } from 'hnswlib-node';
+// Every native call is wrapped so an error surfaces as a GraphError (the caller drops the
+// graph and falls back to exact search). A filtered search tests the Bitmap's words
+// natively: no JavaScript runs inside the walk.
+import { HnswIndex, type NativeHnswIndex, type SpaceName } from './hnsw-binding.js';
 import type { Bitmap } from '../metadata/bitmap.js';
 import type { Metric } from '../model.js';
 import type { VectorArena } from '../vectors/arena.js';
@@ -30,6 +30,12 @@ export const HNSW_EF_CONSTRUCTION = 200;
 /** Fixed so a rebuild from the same data gives the same graph. */
 const RANDOM_SEED = 100;
 const INITIAL_CAPACITY = 1024;
+
+/**
+ * Labels one native insert call takes per insert thread: a slice checks its deadline
+ * between calls, so this bounds how far a slice overruns (16 inserts are ~5 ms at 384-d).
+ */
+const INSERT_BATCH_PER_THREAD = 16;
 
 export class GraphError extends Error {}
 
@@ -45,25 +51,22 @@ export class HnswGraph {
   /** Nodes marked deleted (inGraph && !indexed). */
   private deletedNodes = 0;
   private liveNodes = 0;
-  /** The query as the binding takes it (a plain array), reused: calls are synchronous. */
-  private readonly point: number[];
-  /** The ef last set on the native index (setEf is a native call; most queries keep it). */
-  private ef = -1;
+  /** An insert batch's labels and vectors, reused (calls are synchronous); sized on use. */
+  private batchLabels = new Uint32Array(0);
+  private batchVectors = new Float32Array(0);
 
   private constructor(
-    private readonly index: HierarchicalNSW,
+    private readonly index: NativeHnswIndex,
     private readonly dim: number,
     private capacity: number,
-  ) {
-    this.point = new Array<number>(dim).fill(0);
-  }
+  ) {}
 
   /** An empty graph with room for `expected` nodes. */
   static create(metric: Metric, dim: number, expected: number): HnswGraph {
     const capacity = Math.max(INITIAL_CAPACITY, expected);
     const index = native(() => {
-      const created = new hnswlib.HierarchicalNSW(SPACE[metric], dim);
-      created.initIndex(capacity, HNSW_M, HNSW_EF_CONSTRUCTION, RANDOM_SEED);
+      const created = new HnswIndex(SPACE[metric], dim);
+      created.init(capacity, HNSW_M, HNSW_EF_CONSTRUCTION, RANDOM_SEED);
       return created;
     });
     return new HnswGraph(index, dim, capacity);
@@ -76,11 +79,11 @@ export class HnswGraph {
    */
   static load(metric: Metric, dim: number, file: string, indexed: Uint8Array, inGraph: Uint8Array): HnswGraph {
     const index = native(() => {
-      const loaded = new hnswlib.HierarchicalNSW(SPACE[metric], dim);
-      loaded.readIndexSync(file);
+      const loaded = new HnswIndex(SPACE[metric], dim);
+      loaded.load(file);
       return loaded;
     });
-    const graph = new HnswGraph(index, dim, native(() => index.getMaxElements()));
+    const graph = new HnswGraph(index, dim, native(() => index.capacity()));
     graph.grow(indexed.length);
     graph.indexed.set(indexed);
     graph.inGraph.set(inGraph);
@@ -146,25 +149,40 @@ export class HnswGraph {
   /**
    * Inserts queued labels until `deadline` (performance.now() ms) or the queue is empty;
    * returns how many it inserted. Labels no longer live are dropped from the queue.
+   * `threads`: native threads each batch is shared over (1: this thread alone, and the
+   * graph is the same for the same inserts; more: it depends on scheduling).
    */
-  insertUntil(deadline: number, arena: VectorArena, isLive: (label: number) => boolean): number {
+  insertUntil(deadline: number, arena: VectorArena, isLive: (label: number) => boolean, threads = 1): number {
     let inserted = 0;
-    const point = new Array<number>(this.dim);
+    if (this.batchLabels.length !== INSERT_BATCH_PER_THREAD * threads) {
+      this.batchLabels = new Uint32Array(INSERT_BATCH_PER_THREAD * threads);
+      this.batchVectors = new Float32Array(this.batchLabels.length * this.dim);
+    }
     while (this.head < this.queue.length) {
-      const label = this.queue[this.head++];
-      if (!this.queued[label]) continue;
-      this.queued[label] = 0;
-      if (!isLive(label) || this.indexed[label]) continue;
-      const v = arena.view(label);
-      for (let i = 0; i < this.dim; i++) point[i] = v[i];
-      this.ensureCapacity();
-      native(() => this.index.addPoint(point, label));
-      if (this.inGraph[label]) this.deletedNodes--; // an update in place unmarks the node
-      this.inGraph[label] = 1;
-      this.indexed[label] = 1;
-      this.liveNodes++;
-      inserted++;
-      if ((inserted & 15) === 0 && performance.now() >= deadline) break;
+      // A batch: the next live labels not yet in the graph, their vectors copied out of
+      // the arena (whose chunks may move as it grows; the native call keeps no pointer).
+      let n = 0;
+      while (n < this.batchLabels.length && this.head < this.queue.length) {
+        const label = this.queue[this.head++];
+        if (!this.queued[label]) continue;
+        this.queued[label] = 0;
+        if (!isLive(label) || this.indexed[label]) continue;
+        this.batchLabels[n] = label;
+        this.batchVectors.set(arena.view(label), n * this.dim);
+        n++;
+      }
+      if (n === 0) break;
+      this.ensureCapacity(n);
+      const labels = this.batchLabels.subarray(0, n);
+      native(() => this.index.addPoints(this.batchVectors.subarray(0, n * this.dim), labels, threads));
+      for (const label of labels) {
+        if (this.inGraph[label]) this.deletedNodes--; // an update in place unmarks the node
+        this.inGraph[label] = 1;
+        this.indexed[label] = 1;
+        this.liveNodes++;
+      }
+      inserted += n;
+      if (performance.now() >= deadline) break;
     }
     if (this.head === this.queue.length) {
       this.queue = [];
@@ -184,48 +202,30 @@ export class HnswGraph {
    */
   search(q: Float32Array, k: number, ef: number, allowed?: Bitmap): number[] {
     if (this.liveNodes === 0) return [];
-    // The binding checked the length of a fresh array; the reused one always has dim.
-    if (q.length !== this.dim) throw new GraphError(`hnswlib: a query of ${q.length} dimensions for a graph of ${this.dim}`);
-    const point = this.point;
-    for (let i = 0; i < this.dim; i++) point[i] = q[i];
     const n = Math.min(k, this.capacity);
-    // Total by construction: Bitmap.has is a bounds-checked typed-array read, and any
-    // label hnswlib passes is a number it was given. The try is belt and braces, since
-    // an exception escaping here would abort the process rather than fail the query.
-    const filter =
-      allowed &&
-      ((label: number): boolean => {
-        try {
-          return allowed.has(label);
-        } catch {
-          return false;
-        }
-      });
-    return native(() => {
-      const wanted = Math.max(ef, n);
-      if (wanted !== this.ef) {
-        this.index.setEf(wanted);
-        this.ef = wanted;
-      }
-      // Never pass an undefined third argument: the binding counts it and rejects it as
-      // "not a function".
-      return (filter ? this.index.searchKnn(point, n, filter) : this.index.searchKnn(point, n)).neighbors;
-    });
+    const found = native(() => this.index.search(q, n, Math.max(ef, n), allowed?.words ?? null, allowed?.size ?? 0));
+    return Array.from(found);
   }
 
-  /** Writes the graph to `file` synchronously (never the async variant: see the header). */
+  /** Writes the graph to `file` (hnswlib's format). */
   writeSync(file: string): void {
-    native(() => this.index.writeIndexSync(file));
+    native(() => this.index.save(file));
   }
 
-  private ensureCapacity(): void {
-    const nodes = native(() => this.index.getCurrentCount());
-    if (nodes < this.capacity) return;
+  /** Frees the graph's native memory now (the graph is unusable afterwards). */
+  close(): void {
+    native(() => this.index.close());
+  }
+
+  /** Room for `more` new nodes. */
+  private ensureCapacity(more: number): void {
+    const nodes = native(() => this.index.count());
+    if (nodes + more <= this.capacity) return;
     // Grow ahead of need by half (like the vector arena), so resizes stay rare (each
     // copies the whole graph) while at most a third of the capacity is unused (doubling:
     // half), and most of a node is its copy of the vector.
-    this.capacity = Math.ceil(this.capacity * 1.5);
-    native(() => this.index.resizeIndex(this.capacity));
+    this.capacity = Math.max(nodes + more, Math.ceil(this.capacity * 1.5));
+    native(() => this.index.resize(this.capacity));
   }
 
   private grow(n: number): void {

@@ -31,11 +31,21 @@ import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { EngineIndex } from '../engine-index.js';
 import { pageOfIds } from '../id-order.js';
 import type { Change, IndexShape } from '../model.js';
-import type { EngineCall, EngineMessage, EngineReply, EngineRequest, EngineWorkerData, LogLevel, WriterToEngine } from '../protocol.js';
+import {
+  DEFAULT_WORKER_DATA,
+  type EngineCall,
+  type EngineMessage,
+  type EngineReply,
+  type EngineRequest,
+  type EngineWorkerData,
+  type LogLevel,
+  type WriterToEngine,
+} from '../protocol.js';
+import { DEFAULT_GRAPH_OPTIONS, type GraphOptions } from '../vector-set.js';
 import { lowerThisThreadPriority } from '../thread-priority.js';
 import { RECORD_STORE_FILE, RecordStore } from '../store/record-store.js';
 import { writeSnapshot } from '../snapshot/snapshot-files.js';
-import { hnswlibBuild } from '../graph/hnswlib-binding.js';
+import { hnswBuild } from '../graph/hnsw-binding.js';
 import { nativeAddon, nativeAddonError } from '../native-addon.js';
 import { FAULT_CRASH_ID, faultInjectionEnabled } from './fault-injection.js';
 import type { IndexLoader } from './loader.js';
@@ -98,8 +108,9 @@ const indexes = new Map<string, IndexSlot>();
 const faults = faultInjectionEnabled();
 // Set once this worker is about to be terminated (after a shutdown flush, or after it
 // reported a fatal apply failure): no background slice runs any more. Terminating a
-// worker while it is inside a native hnswlib call aborts the whole process (node-addon-api
-// cannot throw into a terminating environment), so the worker must be idle by then.
+// worker while it is inside a native call is not something to rely on (with hnswlib-node's
+// binding it aborted the whole process: node-addon-api cannot throw into a terminating
+// environment), so the worker must be idle by then.
 let halted = false;
 
 function log(level: LogLevel, msg: string, fields: Record<string, string | number>): void {
@@ -107,12 +118,15 @@ function log(level: LogLevel, msg: string, fields: Record<string, string | numbe
 }
 
 // Below the HTTP thread, so it gets a core first when it wakes (thread-priority.ts).
-const priority = lowerThisThreadPriority((workerData as EngineWorkerData | null)?.backgroundNice ?? 0);
+const settings: EngineWorkerData = { ...DEFAULT_WORKER_DATA, ...(workerData as Partial<EngineWorkerData> | null) };
+const priority = lowerThisThreadPriority(settings.backgroundNice);
+// Graph inserts fan out over this many native threads, which inherit this thread's priority.
+const graphOptions: GraphOptions = { ...DEFAULT_GRAPH_OPTIONS, insertThreads: settings.insertThreads };
 if ('nice' in priority) log('info', 'engine worker runs at a lower CPU priority than the HTTP thread', { nice: priority.nice });
 else log('info', 'engine worker runs at the HTTP thread\'s CPU priority', { reason: priority.skipped });
 
-if (nativeAddon) log('info', 'exact scans use the native pre-pass', { hnswlib: hnswlibBuild });
-else log('warn', 'native addon unavailable; exact scans run in JavaScript only (slower, same results)', { reason: nativeAddonError ?? 'unknown', hnswlib: hnswlibBuild });
+if (nativeAddon) log('info', 'exact scans use the native pre-pass', { hnswlib: hnswBuild });
+else log('warn', 'native addon unavailable; exact scans run in JavaScript only (slower, same results)', { reason: nativeAddonError ?? 'unknown', hnswlib: hnswBuild });
 
 class Retryable extends Error {}
 
@@ -124,7 +138,7 @@ function ready(indexId: string): EngineIndex {
 }
 
 function newEngine(indexId: string, shape: IndexShape): EngineIndex {
-  return new EngineIndex(shape, undefined, {
+  return new EngineIndex(shape, graphOptions, {
     graphFailed: (err) => log('error', 'a graph failed; its namespace is searched exactly', { indexId, err: err.message }),
   });
 }
@@ -172,6 +186,7 @@ function handle(msg: EngineCall): EngineReply | undefined {
         for (const reqId of slot.openReqIds) post({ type: 'error', reqId, error: `index ${msg.indexId} was closed while loading`, retryable: false });
       }
       if (slot) failHeld(slot, `index ${msg.indexId} was closed`);
+      slot?.engine.close();
       indexes.delete(msg.indexId);
       return { type: 'reply', op: 'close', reqId: msg.reqId, result: null };
     }

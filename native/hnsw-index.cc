@@ -1,0 +1,427 @@
+// HnswIndex: Conifer's own binding of hnswlib, the header-only HNSW library that the pinned
+// hnswlib-node package vendors (binding.gyp includes its headers from there; the bench's
+// in-process reference still runs hnswlib-node itself). The engine's only user is
+// src/engine/graph/hnsw-graph.ts, through src/engine/graph/hnsw-binding.ts.
+//
+// Why our own binding rather than hnswlib-node's class:
+//   - vectors cross as Float32Array views (hnswlib-node takes number[], which the graph
+//     had to fill element by element for every query and every insert);
+//   - a filtered walk tests a Bitmap's words natively (hnswlib-node calls a JavaScript
+//     function for every candidate, and a function that throws aborts the process);
+//   - a batch of inserts can run on several threads (hnswlib's addPoint is safe against
+//     concurrent addPoint; never against a concurrent search, see the thread rule);
+//   - the graph's native memory is released when the graph is dropped (close()), not when
+//     the garbage collector gets to the wrapper.
+// The file format is hnswlib's own (saveIndex/loadIndex of the same header), so graph
+// snapshots written through hnswlib-node load here and the other way round (a test does
+// both).
+//
+// Metrics as hnswlib-node defines them: 'l2' (squared euclidean), 'ip' (1 − dot), 'cosine'
+// ('ip' over vectors scaled to unit length on the way in, the query included; a zero vector
+// is left as it is).
+//
+// Thread rule: an HnswIndex belongs to the JavaScript thread that created it, and every
+// method is synchronous. addPoints may fan out over extra native threads, but it joins them
+// before it returns, so no search ever runs beside an insert (hnswlib's search takes no
+// locks). Nothing here keeps a pointer into a JavaScript buffer after a call returns.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "arg-checks.h"
+#include "hnswlib/hnswlib.h"
+
+namespace {
+
+using arg_checks::fail;
+using arg_checks::isNullish;
+using arg_checks::number;
+using arg_checks::typedArray;
+
+struct HnswIndex {
+  uint32_t dim = 0;
+  bool normalize = false;
+  std::unique_ptr<hnswlib::SpaceInterface<float>> space;
+  std::unique_ptr<hnswlib::HierarchicalNSW<float>> index;
+  // The ef last given to hnswlib (setEf is a member write; most queries keep it).
+  size_t ef = 0;
+};
+
+// Scales `v` (dim floats) to unit length into `out`, as hnswlib-node's cosine space does:
+// float sum of squares in order, then one division per component.
+void unitLength(const float* v, uint32_t dim, float* out) {
+  float sum = 0.0f;
+  for (uint32_t i = 0; i < dim; i++) sum += v[i] * v[i];
+  const float norm = std::sqrt(std::fabs(sum));
+  for (uint32_t i = 0; i < dim; i++) out[i] = norm > 0.0f ? v[i] / norm : v[i];
+}
+
+// A filter that admits the labels set in a Bitmap's words (src/engine/metadata/bitmap.ts:
+// bit i of word i >> 5). It cannot fail: a label past the bitmap is simply not admitted.
+class BitmapFilter : public hnswlib::BaseFilterFunctor {
+ public:
+  BitmapFilter(const uint32_t* words, size_t bits) : words_(words), bits_(bits) {}
+  bool operator()(hnswlib::labeltype label) override {
+    return label < bits_ && ((words_[label >> 5] >> (label & 31)) & 1u) != 0;
+  }
+
+ private:
+  const uint32_t* words_;
+  size_t bits_;
+};
+
+napi_value Undefined(napi_env env) {
+  napi_value u;
+  napi_get_undefined(env, &u);
+  return u;
+}
+
+napi_value Number(napi_env env, double value) {
+  napi_value n;
+  napi_create_double(env, value, &n);
+  return n;
+}
+
+// The wrapped index of `this` and up to `max` arguments; null (with a JS error thrown)
+// when `this` is not an HnswIndex or the index was closed or never created.
+HnswIndex* Self(napi_env env, napi_callback_info info, size_t max, napi_value* argv, size_t* argc, bool needIndex = true) {
+  napi_value self;
+  *argc = max;
+  if (napi_get_cb_info(env, info, argc, argv, &self, nullptr) != napi_ok) return nullptr;
+  void* data = nullptr;
+  if (napi_unwrap(env, self, &data) != napi_ok || data == nullptr) {
+    fail(env, "not an HnswIndex");
+    return nullptr;
+  }
+  auto* h = static_cast<HnswIndex*>(data);
+  if (needIndex && !h->index) {
+    napi_throw_error(env, nullptr, "the index is closed or was never initialised");
+    return nullptr;
+  }
+  return h;
+}
+
+bool Count(napi_env env, napi_value v, double max, size_t* out) {
+  double d;
+  if (!number(env, v, &d) || d < 0 || d > max || std::floor(d) != d) return false;
+  *out = static_cast<size_t>(d);
+  return true;
+}
+
+bool Text(napi_env env, napi_value v, std::string* out) {
+  size_t length;
+  if (napi_get_value_string_utf8(env, v, nullptr, 0, &length) != napi_ok) return false;
+  out->resize(length);
+  return napi_get_value_string_utf8(env, v, out->data(), length + 1, &length) == napi_ok;
+}
+
+// Runs `call`; a C++ exception becomes a JavaScript Error with its message.
+template <typename F>
+napi_value Guard(napi_env env, F call) {
+  try {
+    return call();
+  } catch (const std::exception& err) {
+    napi_throw_error(env, nullptr, err.what());
+  } catch (...) {
+    napi_throw_error(env, nullptr, "unknown failure");
+  }
+  return nullptr;
+}
+
+// new HnswIndex(space: 'l2' | 'ip' | 'cosine', dim)
+napi_value New(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  napi_value self;
+  size_t argc = 2;
+  napi_get_cb_info(env, info, &argc, argv, &self, nullptr);
+  std::string name;
+  size_t dim;
+  if (argc != 2 || !Text(env, argv[0], &name) || (name != "l2" && name != "ip" && name != "cosine"))
+    return fail(env, "HnswIndex(space, dim): space is 'l2', 'ip' or 'cosine'");
+  if (!Count(env, argv[1], 1 << 20, &dim) || dim == 0) return fail(env, "HnswIndex(space, dim): dim is a whole number from 1");
+  auto h = std::make_unique<HnswIndex>();
+  h->dim = static_cast<uint32_t>(dim);
+  h->normalize = name == "cosine";
+  if (name == "l2")
+    h->space = std::make_unique<hnswlib::L2Space>(dim);
+  else
+    h->space = std::make_unique<hnswlib::InnerProductSpace>(dim);
+  HnswIndex* raw = h.release();
+  napi_status status = napi_wrap(
+      env, self, raw, [](napi_env, void* data, void*) { delete static_cast<HnswIndex*>(data); }, nullptr, nullptr);
+  if (status != napi_ok) {
+    delete raw;
+    napi_throw_error(env, nullptr, "could not wrap the index");
+    return nullptr;
+  }
+  return self;
+}
+
+// init(capacity, M, efConstruction, seed): an empty graph.
+napi_value Init(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  size_t argc;
+  HnswIndex* h = Self(env, info, 4, argv, &argc, false);
+  if (!h) return nullptr;
+  size_t capacity, m, efc, seed;
+  if (argc != 4 || !Count(env, argv[0], 4294967295.0, &capacity) || !Count(env, argv[1], 65535, &m) || m < 2 ||
+      !Count(env, argv[2], 1e7, &efc) || !Count(env, argv[3], 4294967295.0, &seed))
+    return fail(env, "init(capacity, M, efConstruction, seed): whole numbers, M from 2");
+  return Guard(env, [&] {
+    h->index = std::make_unique<hnswlib::HierarchicalNSW<float>>(h->space.get(), capacity, m, efc, seed);
+    h->ef = 0;
+    return Undefined(env);
+  });
+}
+
+// load(path): the graph saved at `path`. The caller verifies the file first (hnswlib
+// trusts what it reads).
+napi_value Load(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  size_t argc;
+  HnswIndex* h = Self(env, info, 1, argv, &argc, false);
+  if (!h) return nullptr;
+  std::string path;
+  if (argc != 1 || !Text(env, argv[0], &path)) return fail(env, "load(path): path is a string");
+  return Guard(env, [&] {
+    auto loaded = std::make_unique<hnswlib::HierarchicalNSW<float>>(h->space.get());
+    try {
+      loaded->loadIndex(path, h->space.get());
+    } catch (...) {
+      // loadIndex sets the node count from the header before it finds the file damaged;
+      // the destructor would then free that many per-node lists that were never read
+      // (hnswlib-node crashes right there). Zero it: the lists read so far leak instead.
+      loaded->cur_element_count = 0;
+      throw;
+    }
+    if (loaded->label_offset_ - loaded->offsetData_ != h->space->get_data_size())
+      throw std::runtime_error("the graph file holds vectors of another dimension");
+    h->index = std::move(loaded);
+    h->ef = 0;
+    return Undefined(env);
+  });
+}
+
+// save(path): writes the graph in hnswlib's format (the caller makes it durable).
+napi_value Save(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  size_t argc;
+  HnswIndex* h = Self(env, info, 1, argv, &argc);
+  if (!h) return nullptr;
+  std::string path;
+  if (argc != 1 || !Text(env, argv[0], &path)) return fail(env, "save(path): path is a string");
+  return Guard(env, [&] {
+    h->index->saveIndex(path);
+    return Undefined(env);
+  });
+}
+
+// resize(capacity): room for `capacity` nodes (copies the graph).
+napi_value Resize(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  size_t argc;
+  HnswIndex* h = Self(env, info, 1, argv, &argc);
+  if (!h) return nullptr;
+  size_t capacity;
+  if (argc != 1 || !Count(env, argv[0], 4294967295.0, &capacity)) return fail(env, "resize(capacity): a whole number");
+  return Guard(env, [&] {
+    h->index->resizeIndex(capacity);
+    return Undefined(env);
+  });
+}
+
+// capacity(): nodes the graph has room for; count(): nodes it holds (deleted ones included).
+napi_value Capacity(napi_env env, napi_callback_info info) {
+  size_t argc;
+  HnswIndex* h = Self(env, info, 0, nullptr, &argc);
+  return h ? Number(env, static_cast<double>(h->index->getMaxElements())) : nullptr;
+}
+
+napi_value NodeCount(napi_env env, napi_callback_info info) {
+  size_t argc;
+  HnswIndex* h = Self(env, info, 0, nullptr, &argc);
+  return h ? Number(env, static_cast<double>(h->index->getCurrentElementCount())) : nullptr;
+}
+
+// addPoints(vectors: Float32Array (n × dim), labels: Uint32Array (n), threads): inserts each
+// vector under its label. A label whose node is marked deleted gets the new vector in place
+// and is unmarked (hnswlib's update); a new label takes a fresh node, and a batch whose new
+// labels do not fit in capacity() fails before inserting anything. With threads > 1 the points are shared out over that many
+// threads (this one included); the order of insertion, and so the graph, then depends on
+// scheduling. The first point of an empty graph is always inserted alone (hnswlib's
+// concurrent insert needs an entry point).
+napi_value AddPoints(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  size_t argc;
+  HnswIndex* h = Self(env, info, 3, argv, &argc);
+  if (!h) return nullptr;
+  void* vdata;
+  void* ldata;
+  size_t vlen, n, threads;
+  if (argc != 3 || !typedArray(env, argv[0], napi_float32_array, &vdata, &vlen) ||
+      !typedArray(env, argv[1], napi_uint32_array, &ldata, &n) || !Count(env, argv[2], 64, &threads) || threads < 1)
+    return fail(env, "addPoints(vectors: Float32Array, labels: Uint32Array, threads: 1..64)");
+  if (vlen != n * h->dim) return fail(env, "addPoints: vectors must hold labels.length × dim floats");
+  const float* vectors = static_cast<const float*>(vdata);
+  const uint32_t* labels = static_cast<const uint32_t*>(ldata);
+  return Guard(env, [&] {
+    // Checked before any insert, so a batch that does not fit changes nothing. (No other
+    // thread touches the graph yet: reading label_lookup_ unlocked is safe here.)
+    size_t fresh = 0;
+    for (size_t i = 0; i < n; i++) fresh += h->index->label_lookup_.count(labels[i]) == 0;
+    if (h->index->getCurrentElementCount() + fresh > h->index->getMaxElements())
+      throw std::runtime_error("addPoints: not enough capacity (resize first)");
+    hnswlib::HierarchicalNSW<float>* index = h->index.get();
+    const uint32_t dim = h->dim;
+    const bool normalize = h->normalize;
+    std::atomic<size_t> next{0};
+    std::mutex failed;
+    std::string error;
+    // Inserts point i; the first failure is kept and stops every thread.
+    auto insert = [&](size_t i, std::vector<float>& unit) {
+      try {
+        const float* v = vectors + i * dim;
+        if (normalize) {
+          unitLength(v, dim, unit.data());
+          v = unit.data();
+        }
+        index->addPoint(v, labels[i]);
+      } catch (const std::exception& err) {
+        std::lock_guard<std::mutex> lock(failed);
+        if (error.empty()) error = err.what();
+        next = n;
+      }
+    };
+    // Takes the next point not yet taken until none is left (run by every thread).
+    auto work = [&] {
+      std::vector<float> unit(normalize ? dim : 0);
+      for (size_t i = next++; i < n; i = next++) insert(i, unit);
+    };
+    if (n > 0 && index->getCurrentElementCount() == 0) {
+      std::vector<float> unit(normalize ? dim : 0);
+      insert(0, unit);
+      if (next == 0) next = 1;
+    }
+    const size_t remaining = n - std::min(n, next.load());
+    const size_t extra = remaining > 1 ? std::min(threads, remaining) - 1 : 0;
+    std::vector<std::thread> helpers;
+    helpers.reserve(extra);
+    for (size_t t = 0; t < extra; t++) helpers.emplace_back(work);
+    work();
+    for (auto& t : helpers) t.join();
+    if (!error.empty()) throw std::runtime_error(error);
+    return Undefined(env);
+  });
+}
+
+// markDelete(label): hides the label's node from every search (it stays in the graph).
+napi_value MarkDelete(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  size_t argc;
+  HnswIndex* h = Self(env, info, 1, argv, &argc);
+  if (!h) return nullptr;
+  size_t label;
+  if (argc != 1 || !Count(env, argv[0], 4294967295.0, &label)) return fail(env, "markDelete(label): a whole number");
+  return Guard(env, [&] {
+    h->index->markDelete(label);
+    return Undefined(env);
+  });
+}
+
+// search(query: Float32Array (dim), k, ef, allowed: Uint32Array | null, allowedBits):
+// up to k labels near the query, nearest first, as a Uint32Array. The walk's ef is
+// max(ef, k). With `allowed` (a Bitmap's words, `allowedBits` bits long) only labels set
+// in it are returned; the walk still passes through the others.
+napi_value Search(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  size_t argc;
+  HnswIndex* h = Self(env, info, 5, argv, &argc);
+  if (!h) return nullptr;
+  void* qdata;
+  size_t qlen, k, ef;
+  if (argc != 5 || !typedArray(env, argv[0], napi_float32_array, &qdata, &qlen) || !Count(env, argv[1], 1e7, &k) ||
+      !Count(env, argv[2], 1e7, &ef))
+    return fail(env, "search(query: Float32Array, k, ef, allowed: Uint32Array | null, allowedBits)");
+  if (qlen != h->dim) return fail(env, "search: the query's length must be the graph's dimension");
+  const uint32_t* words = nullptr;
+  size_t bits = 0;
+  if (!isNullish(env, argv[3])) {
+    void* wdata;
+    size_t wlen;
+    if (!typedArray(env, argv[3], napi_uint32_array, &wdata, &wlen) || !Count(env, argv[4], 4294967295.0, &bits) ||
+        bits > wlen * 32)
+      return fail(env, "search: allowed is a Uint32Array of at least allowedBits bits");
+    words = static_cast<const uint32_t*>(wdata);
+  }
+  return Guard(env, [&]() -> napi_value {
+    const float* q = static_cast<const float*>(qdata);
+    std::vector<float> unit;
+    if (h->normalize) {
+      unit.resize(h->dim);
+      unitLength(q, h->dim, unit.data());
+      q = unit.data();
+    }
+    const size_t wanted = std::max(ef, k);
+    if (wanted != h->ef) {
+      h->index->setEf(wanted);
+      h->ef = wanted;
+    }
+    BitmapFilter filter(words, bits);
+    auto found = h->index->searchKnn(q, k, words ? &filter : nullptr);
+    napi_value buffer, out;
+    void* odata;
+    const size_t count = found.size();
+    if (napi_create_arraybuffer(env, count * 4, &odata, &buffer) != napi_ok ||
+        napi_create_typedarray(env, napi_uint32_array, count, buffer, 0, &out) != napi_ok)
+      throw std::runtime_error("could not allocate the answer");
+    uint32_t* labels = static_cast<uint32_t*>(odata);
+    // The queue pops the farthest first.
+    for (size_t i = count; i-- > 0;) {
+      labels[i] = static_cast<uint32_t>(found.top().second);
+      found.pop();
+    }
+    return out;
+  });
+}
+
+// close(): frees the graph now; any later call but init/load throws.
+napi_value Close(napi_env env, napi_callback_info info) {
+  size_t argc;
+  HnswIndex* h = Self(env, info, 0, nullptr, &argc, false);
+  if (!h) return nullptr;
+  h->index.reset();
+  return Undefined(env);
+}
+
+}  // namespace
+
+namespace {
+
+napi_value Register(napi_env env, napi_value exports) {
+  const napi_property_descriptor methods[] = {
+      {"init", nullptr, Init, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"load", nullptr, Load, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"save", nullptr, Save, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"resize", nullptr, Resize, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"capacity", nullptr, Capacity, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"count", nullptr, NodeCount, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"addPoints", nullptr, AddPoints, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"markDelete", nullptr, MarkDelete, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"search", nullptr, Search, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"close", nullptr, Close, nullptr, nullptr, nullptr, napi_default, nullptr},
+  };
+  napi_value cls;
+  napi_define_class(env, "HnswIndex", NAPI_AUTO_LENGTH, New, nullptr, sizeof methods / sizeof methods[0], methods, &cls);
+  napi_set_named_property(env, exports, "HnswIndex", cls);
+  return exports;
+}
+
+}  // namespace
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, Register)
