@@ -23,7 +23,9 @@
 // Thread rule: an HnswIndex belongs to the JavaScript thread that created it, and every
 // method is synchronous. addPoints may fan out over extra native threads, but it joins them
 // before it returns, so no search ever runs beside an insert (hnswlib's search takes no
-// locks). Nothing here keeps a pointer into a JavaScript buffer after a call returns.
+// locks). load(path, true) reads the file on a native thread that touches nothing but its
+// own result; every method joins it first. Nothing here keeps a pointer into a JavaScript
+// buffer after a call returns.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -51,7 +53,52 @@ struct HnswIndex {
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> index;
   // The ef last given to hnswlib (setEf is a member write; most queries keep it).
   size_t ef = 0;
+  // A background load (load(path, true)) in progress: its thread writes `loaded` or
+  // `loadError` and nothing else; the owner thread reads them only after joining it
+  // (Settle), and every method settles first, so the graph is never used half-read.
+  std::thread loading;
+  std::unique_ptr<hnswlib::HierarchicalNSW<float>> loaded;
+  std::string loadError;
+
+  ~HnswIndex() {
+    if (loading.joinable()) loading.join();
+  }
 };
+
+// The graph in `path`, read and checked (the caller verified the file's checksum first:
+// hnswlib trusts what it reads beyond the checks below).
+std::unique_ptr<hnswlib::HierarchicalNSW<float>> ReadGraph(hnswlib::SpaceInterface<float>* space, const std::string& path) {
+  auto graph = std::make_unique<hnswlib::HierarchicalNSW<float>>(space);
+  try {
+    graph->loadIndex(path, space);
+  } catch (...) {
+    // loadIndex sets the node count from the header before it finds the file damaged;
+    // the destructor would then free that many per-node lists that were never read
+    // (hnswlib-node crashes right there). Zero it: the lists read so far leak instead.
+    graph->cur_element_count = 0;
+    throw;
+  }
+  if (graph->label_offset_ - graph->offsetData_ != space->get_data_size())
+    throw std::runtime_error("the graph file holds vectors of another dimension");
+  return graph;
+}
+
+// Waits for a background load; its graph becomes the index, or its error is thrown (as a
+// JS Error, returning false) when `report` is set and dropped otherwise.
+bool Settle(napi_env env, HnswIndex* h, bool report) {
+  if (!h->loading.joinable()) return true;
+  h->loading.join();
+  h->ef = 0;
+  if (h->loadError.empty()) {
+    h->index = std::move(h->loaded);
+    return true;
+  }
+  std::string error;
+  error.swap(h->loadError);
+  if (!report) return true;
+  napi_throw_error(env, nullptr, error.c_str());
+  return false;
+}
 
 // Scales `v` (dim floats) to unit length into `out`, as hnswlib-node's cosine space does:
 // float sum of squares in order, then one division per component.
@@ -88,8 +135,9 @@ napi_value Number(napi_env env, double value) {
   return n;
 }
 
-// The wrapped index of `this` and up to `max` arguments; null (with a JS error thrown)
-// when `this` is not an HnswIndex or the index was closed or never created.
+// The wrapped index of `this` and up to `max` arguments, after any background load has
+// ended; null (with a JS error thrown) when `this` is not an HnswIndex, or when
+// `needIndex` and the index was closed, never created, or failed to load.
 HnswIndex* Self(napi_env env, napi_callback_info info, size_t max, napi_value* argv, size_t* argc, bool needIndex = true) {
   napi_value self;
   *argc = max;
@@ -100,6 +148,7 @@ HnswIndex* Self(napi_env env, napi_callback_info info, size_t max, napi_value* a
     return nullptr;
   }
   auto* h = static_cast<HnswIndex*>(data);
+  if (!Settle(env, h, needIndex)) return nullptr;
   if (needIndex && !h->index) {
     napi_throw_error(env, nullptr, "the index is closed or was never initialised");
     return nullptr;
@@ -180,32 +229,47 @@ napi_value Init(napi_env env, napi_callback_info info) {
   });
 }
 
-// load(path): the graph saved at `path`. The caller verifies the file first (hnswlib
-// trusts what it reads).
+// load(path, background = false): the graph saved at `path`. In the background, a native
+// thread reads it while this thread goes on (start-up loads the records meanwhile); the
+// next call of any method waits for it, and wait() reports how it ended.
 napi_value Load(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
+  napi_value argv[2];
   size_t argc;
-  HnswIndex* h = Self(env, info, 1, argv, &argc, false);
+  HnswIndex* h = Self(env, info, 2, argv, &argc, false);
   if (!h) return nullptr;
   std::string path;
-  if (argc != 1 || !Text(env, argv[0], &path)) return fail(env, "load(path): path is a string");
+  bool background = false;
+  if (argc < 1 || argc > 2 || !Text(env, argv[0], &path) ||
+      (argc == 2 && !isNullish(env, argv[1]) && napi_get_value_bool(env, argv[1], &background) != napi_ok))
+    return fail(env, "load(path: string, background?: boolean)");
+  h->index.reset();
+  h->ef = 0;
+  if (!background) {
+    return Guard(env, [&] {
+      h->index = ReadGraph(h->space.get(), path);
+      return Undefined(env);
+    });
+  }
   return Guard(env, [&] {
-    auto loaded = std::make_unique<hnswlib::HierarchicalNSW<float>>(h->space.get());
-    try {
-      loaded->loadIndex(path, h->space.get());
-    } catch (...) {
-      // loadIndex sets the node count from the header before it finds the file damaged;
-      // the destructor would then free that many per-node lists that were never read
-      // (hnswlib-node crashes right there). Zero it: the lists read so far leak instead.
-      loaded->cur_element_count = 0;
-      throw;
-    }
-    if (loaded->label_offset_ - loaded->offsetData_ != h->space->get_data_size())
-      throw std::runtime_error("the graph file holds vectors of another dimension");
-    h->index = std::move(loaded);
-    h->ef = 0;
+    h->loading = std::thread([h, path] {
+      try {
+        h->loaded = ReadGraph(h->space.get(), path);
+      } catch (const std::exception& err) {
+        h->loadError = err.what();
+      } catch (...) {
+        h->loadError = "unknown failure";
+      }
+      if (!h->loaded && h->loadError.empty()) h->loadError = "unknown failure";
+    });
     return Undefined(env);
   });
+}
+
+// wait(): ends a background load; throws its error if it failed (the index is then empty).
+napi_value Wait(napi_env env, napi_callback_info info) {
+  size_t argc;
+  HnswIndex* h = Self(env, info, 0, nullptr, &argc);
+  return h ? Undefined(env) : nullptr;
 }
 
 // save(path): writes the graph in hnswlib's format (the caller makes it durable).
@@ -390,7 +454,8 @@ napi_value Search(napi_env env, napi_callback_info info) {
   });
 }
 
-// close(): frees the graph now; any later call but init/load throws.
+// close(): frees the graph now (after any background load ends); any later call but
+// init/load throws.
 napi_value Close(napi_env env, napi_callback_info info) {
   size_t argc;
   HnswIndex* h = Self(env, info, 0, nullptr, &argc, false);
@@ -407,6 +472,7 @@ napi_value Register(napi_env env, napi_value exports) {
   const napi_property_descriptor methods[] = {
       {"init", nullptr, Init, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"load", nullptr, Load, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"wait", nullptr, Wait, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"save", nullptr, Save, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"resize", nullptr, Resize, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"capacity", nullptr, Capacity, nullptr, nullptr, nullptr, napi_default, nullptr},

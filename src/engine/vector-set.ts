@@ -128,6 +128,8 @@ const REBUILD_DELETED_FRACTION = 0.2;
 export interface VectorSetEvents {
   /** A native graph call failed; the namespace fell back to exact search. */
   graphFailed(err: Error): void;
+  /** A snapshot's graph did not load; the namespace builds a fresh one from its records. */
+  graphLoadFailed(err: Error): void;
 }
 
 export class VectorSet {
@@ -291,6 +293,15 @@ export class VectorSet {
     if (!restoring) return;
     this.restoring = undefined;
     const freed = this.labels.freeUnclaimed(restoring.extent);
+    // The snapshot's graph was read on a native thread while the records loaded. If it did
+    // not load, it is not trusted: a fresh graph is built from the records instead.
+    const failure = this.graph?.loadFailure();
+    if (failure !== undefined) {
+      this.close();
+      this.events?.graphLoadFailed(new GraphError(failure));
+      if (this.labels.size >= this.options.graphMinRecords) this.graph = this.freshGraph();
+      return;
+    }
     this.graphs((g) => {
       for (const label of freed) g.invalidate(label);
       for (const label of this.live()) if (!g.has(label)) g.enqueue(label);

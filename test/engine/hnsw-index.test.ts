@@ -152,7 +152,7 @@ describe('hnswlib binding', () => {
     assert.throws(() => index.count(), /closed/);
   });
 
-  it('a damaged or foreign graph file is an error, never a crash', () => {
+  it('a damaged or foreign graph file is an error, never a crash, read now or in the background', () => {
     const dir = mkdtempSync(join(tmpdir(), 'conifer-hnsw-index-'));
     try {
       const file = join(dir, 'g.graph');
@@ -169,6 +169,19 @@ describe('hnswlib binding', () => {
       assert.equal(again.count(), 200);
       assert.equal(again.search(row(all, 17), 1, 50, null, 0)[0], 17);
       again.close();
+      // In the background: the next call waits for the read; a failure surfaces there.
+      const behind = new HnswIndex('l2', DIM);
+      behind.load(file, true);
+      assert.equal(behind.search(row(all, 17), 1, 50, null, 0)[0], 17);
+      behind.load(join(dir, 'cut.graph'), true);
+      assert.throws(() => behind.wait(), /corrupted/);
+      assert.throws(() => behind.count(), /closed or was never initialised/);
+      behind.load(file, true);
+      behind.wait();
+      assert.equal(behind.count(), 200);
+      behind.load(file, true);
+      behind.close(); // while (or after) the read runs: joins it, frees the graph
+      assert.throws(() => behind.count(), /closed/);
     } finally {
       removeDir(dir);
     }

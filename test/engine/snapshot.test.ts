@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EngineIndex } from '../../src/engine/engine-index.js';
+import { HnswGraph } from '../../src/engine/graph/hnsw-graph.js';
 import type { IndexShape, StoredRecord } from '../../src/engine/model.js';
 import type { EngineMatch } from '../../src/engine/protocol.js';
 import { RecordStore } from '../../src/engine/store/record-store.js';
@@ -152,6 +153,45 @@ describe('graph snapshots', () => {
     for (const [f, bytes] of originals) fs.writeFileSync(f, bytes);
     assert.throws(() => readSnapshot(dir, { dimension: DIM, metric: 'euclidean' }), SnapshotUnusable);
     assert.equal(recover(dir).snapshotSeq !== undefined, true, 'the intact snapshot is used again');
+    store.close();
+  });
+
+  it("a snapshot's graph is read while the records load; one that then fails to load is replaced by a fresh graph", () => {
+    const dir = tempDir();
+    const rand = prng(123);
+    const store = seededStore(dir, rand);
+    const built = recover(dir);
+    drain(built.engine);
+    const seq = snapshot(dir, built.engine, store);
+    const dense = vec(rand);
+    const want = q(built.engine, 'a', dense, 2000);
+    const snap = readSnapshot(dir, SHAPE)!;
+    const ns = snap.namespaces.find((n) => n.state.name === 'a')!;
+    // Verified above; damaged now, after the checks a start-up makes (the read on the native
+    // thread is then the first to see it).
+    const cut = path.join(dir, 'cut.graph');
+    fs.writeFileSync(cut, fs.readFileSync(ns.graphFile).subarray(0, 5000));
+    for (const [file, failing] of [[ns.graphFile, false], [cut, true]] as const) {
+      const failures: string[] = [];
+      const events = { graphFailed: (err: Error) => failures.push(`failed: ${err.message}`), graphLoadFailed: (err: Error) => failures.push(`load: ${err.message}`) };
+      const engine = new EngineIndex(SHAPE, OPTIONS, events);
+      engine.restore('a', HnswGraph.load(SHAPE.metric, DIM, file, ns.state.indexed, ns.state.inGraph), ns.state.ids, ns.state.seq);
+      for (const { ns: name, seq: at, record } of store.allRecords()) if (at <= seq) engine.load(name, at, record);
+      engine.finishRestore();
+      if (failing) {
+        assert.equal(failures.length, 1);
+        assert.match(failures[0], /^load: hnswlib: .*corrupted/);
+        assert.equal(engine.unindexed, 2000, 'every record of "a" waits for the fresh graph');
+      } else {
+        assert.deepEqual(failures, []);
+        assert.equal(engine.unindexed, 0, 'the snapshot graph holds every record');
+      }
+      assert.deepEqual(q(engine, 'a', dense, 2000), want);
+      drain(engine);
+      assert.equal(engine.unindexed, 0);
+      assert.deepEqual(q(engine, 'a', dense, 2000), want);
+      engine.close();
+    }
     store.close();
   });
 

@@ -14,7 +14,8 @@ import { nativeAddon } from '../native-addon.js';
 /** A graph as native/hnsw-index.cc defines it (see that file for each method). */
 export interface NativeHnswIndex {
   init(capacity: number, m: number, efConstruction: number, seed: number): void;
-  load(path: string): void;
+  load(path: string, background?: boolean): void;
+  wait(): void;
   save(path: string): void;
   resize(capacity: number): void;
   capacity(): number;

@@ -55,6 +55,13 @@ export class HnswGraph {
   private batchLabels = new Uint32Array(0);
   private batchVectors = new Float32Array(0);
 
+  /**
+   * While a snapshot's graph is still being read on a native thread (load()): the labels
+   * invalidated meanwhile, marked deleted once it is in. Every other native call settles
+   * the load first.
+   */
+  private loading: { deferredDeletes: number[] } | undefined;
+
   private constructor(
     private readonly index: NativeHnswIndex,
     private readonly dim: number,
@@ -73,17 +80,20 @@ export class HnswGraph {
   }
 
   /**
-   * A graph read back from a snapshot file (verified by its checksum first: hnswlib can
-   * abort on a damaged file), with the per-label flags saved beside it. Every label the
+   * A graph read back from a snapshot file (verified by its checksum first: hnswlib
+   * trusts what it reads), with the per-label flags saved beside it. Every label the
    * caller keeps must then be confirmed or invalidated (see VectorSet.restore).
+   * The file is read on a native thread while the caller goes on (start-up loads the
+   * records meanwhile); loadFailure() waits for it, and so does any search or insert.
    */
   static load(metric: Metric, dim: number, file: string, indexed: Uint8Array, inGraph: Uint8Array): HnswGraph {
     const index = native(() => {
       const loaded = new HnswIndex(SPACE[metric], dim);
-      loaded.load(file);
+      loaded.load(file, true);
       return loaded;
     });
-    const graph = new HnswGraph(index, dim, native(() => index.capacity()));
+    const graph = new HnswGraph(index, dim, 0);
+    graph.loading = { deferredDeletes: [] };
     graph.grow(indexed.length);
     graph.indexed.set(indexed);
     graph.inGraph.set(inGraph);
@@ -124,10 +134,24 @@ export class HnswGraph {
     this.queue.push(label);
   }
 
+  /**
+   * Waits for a snapshot's graph to be read (load()); undefined when it is in, else why it
+   * could not be (the graph is then unusable: drop it and build another).
+   */
+  loadFailure(): string | undefined {
+    try {
+      this.settle();
+      return undefined;
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+  }
+
   /** The label's record was deleted or its vector changed: hide its node at once. */
   invalidate(label: number): void {
     if (label >= this.indexed.length || !this.indexed[label]) return;
-    native(() => this.index.markDelete(label));
+    if (this.loading) this.loading.deferredDeletes.push(label);
+    else native(() => this.index.markDelete(label));
     this.indexed[label] = 0;
     this.liveNodes--;
     this.deletedNodes++;
@@ -172,6 +196,7 @@ export class HnswGraph {
         n++;
       }
       if (n === 0) break;
+      this.settle();
       this.ensureCapacity(n);
       const labels = this.batchLabels.subarray(0, n);
       native(() => this.index.addPoints(this.batchVectors.subarray(0, n * this.dim), labels, threads));
@@ -202,6 +227,7 @@ export class HnswGraph {
    */
   search(q: Float32Array, k: number, ef: number, allowed?: Bitmap): number[] {
     if (this.liveNodes === 0) return [];
+    this.settle();
     const n = Math.min(k, this.capacity);
     const found = native(() => this.index.search(q, n, Math.max(ef, n), allowed?.words ?? null, allowed?.size ?? 0));
     return Array.from(found);
@@ -209,12 +235,24 @@ export class HnswGraph {
 
   /** Writes the graph to `file` (hnswlib's format). */
   writeSync(file: string): void {
+    this.settle();
     native(() => this.index.save(file));
   }
 
   /** Frees the graph's native memory now (the graph is unusable afterwards). */
   close(): void {
+    this.loading = undefined;
     native(() => this.index.close());
+  }
+
+  /** Ends a background load (load()): takes its capacity and applies the deferred deletes. */
+  private settle(): void {
+    const loading = this.loading;
+    if (!loading) return;
+    this.loading = undefined;
+    native(() => this.index.wait());
+    this.capacity = native(() => this.index.capacity());
+    for (const label of loading.deferredDeletes) native(() => this.index.markDelete(label));
   }
 
   /** Room for `more` new nodes. */

@@ -140,6 +140,7 @@ function ready(indexId: string): EngineIndex {
 function newEngine(indexId: string, shape: IndexShape): EngineIndex {
   return new EngineIndex(shape, graphOptions, {
     graphFailed: (err) => log('error', 'a graph failed; its namespace is searched exactly', { indexId, err: err.message }),
+    graphLoadFailed: (err) => log('warn', "a snapshot's graph did not load; rebuilding it from the records", { indexId, err: err.message }),
   });
 }
 
