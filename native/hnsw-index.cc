@@ -183,6 +183,22 @@ napi_value Guard(napi_env env, F call) {
   return nullptr;
 }
 
+// A method of one whole-number argument (a label or a capacity): checks it, then runs
+// `apply(index, n)` under Guard.
+template <typename F>
+napi_value WithWholeNumber(napi_env env, napi_callback_info info, const char* usage, F apply) {
+  napi_value argv[1];
+  size_t argc;
+  HnswIndex* h = Self(env, info, 1, argv, &argc);
+  if (!h) return nullptr;
+  size_t n;
+  if (argc != 1 || !Count(env, argv[0], 4294967295.0, &n)) return fail(env, usage);
+  return Guard(env, [&] {
+    apply(h, n);
+    return Undefined(env);
+  });
+}
+
 // new HnswIndex(space: 'l2' | 'ip' | 'cosine', dim)
 napi_value New(napi_env env, napi_callback_info info) {
   napi_value argv[2];
@@ -288,16 +304,7 @@ napi_value Save(napi_env env, napi_callback_info info) {
 
 // resize(capacity): room for `capacity` nodes (copies the graph).
 napi_value Resize(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  size_t argc;
-  HnswIndex* h = Self(env, info, 1, argv, &argc);
-  if (!h) return nullptr;
-  size_t capacity;
-  if (argc != 1 || !Count(env, argv[0], 4294967295.0, &capacity)) return fail(env, "resize(capacity): a whole number");
-  return Guard(env, [&] {
-    h->index->resizeIndex(capacity);
-    return Undefined(env);
-  });
+  return WithWholeNumber(env, info, "resize(capacity): a whole number", [](HnswIndex* h, size_t capacity) { h->index->resizeIndex(capacity); });
 }
 
 // capacity(): nodes the graph has room for; count(): nodes it holds (deleted ones included).
@@ -386,16 +393,7 @@ napi_value AddPoints(napi_env env, napi_callback_info info) {
 
 // markDelete(label): hides the label's node from every search (it stays in the graph).
 napi_value MarkDelete(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  size_t argc;
-  HnswIndex* h = Self(env, info, 1, argv, &argc);
-  if (!h) return nullptr;
-  size_t label;
-  if (argc != 1 || !Count(env, argv[0], 4294967295.0, &label)) return fail(env, "markDelete(label): a whole number");
-  return Guard(env, [&] {
-    h->index->markDelete(label);
-    return Undefined(env);
-  });
+  return WithWholeNumber(env, info, "markDelete(label): a whole number", [](HnswIndex* h, size_t label) { h->index->markDelete(label); });
 }
 
 // search(query: Float32Array (dim), k, ef, allowed: Uint32Array | null, allowedBits):
