@@ -23,8 +23,14 @@ import {
   DEFAULT_MAX_CONNECTIONS,
 } from './limits.js';
 
-/** Nice steps graph insert threads run below the engine worker while writes arrive (engine-worker.ts). */
-const DEFAULT_BACKGROUND_NICE = 10;
+/**
+ * Nice steps graph insert threads run below the engine worker (native/hnsw-index.cc). 0 by
+ * default: on the 2-core benchmark machine, under a steady query load, insert threads at
+ * nice 10 got so little CPU that the medium ingest took 1.81x hnswlib's build to be fully
+ * indexed, against 1.07x at 0, and queries stayed slow meanwhile (the tail they scan stayed
+ * large). A query never waits for more than the inserts in hand either way.
+ */
+const DEFAULT_BACKGROUND_NICE = 0;
 
 
 export interface CloudRegion {
@@ -81,7 +87,7 @@ export interface Config {
   insertThreads: number;
   /**
    * How much lower (in nice steps, 0-19; 0 = the same) graph insert threads run than the
-   * threads that answer requests while writes arrive (engine-worker.ts; Linux only).
+   * threads that answer requests (native/hnsw-index.cc; Linux only).
    */
   backgroundNice: number;
   /**

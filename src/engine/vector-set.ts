@@ -101,11 +101,11 @@ export interface GraphOptions {
   insertThreads?: number;
   /**
    * Graph inserts run in the background (the engine worker): work() starts a batch on
-   * native threads, nice() steps below the calling thread (asked per batch), and returns;
-   * `wake` is called on the event loop when a batch ends, so the next slice can start
-   * another. Absent: work() inserts and waits until its deadline (tests, in-process benches).
+   * native threads, `nice` steps below the calling thread, and returns; `wake` is called on
+   * the event loop when a batch ends, so the next slice can start another. Absent: work()
+   * inserts and waits until its deadline (tests, in-process benches).
    */
-  background?: { nice: () => number; wake: () => void };
+  background?: { nice: number; wake: () => void };
 }
 
 // graphMinRecords: below it an exact scan costs at most ~2 ms at 384-d, and a graph's
@@ -381,7 +381,7 @@ export class VectorSet {
     const threads = this.options.insertThreads ?? 1;
     const background = this.options.background;
     if (!background) graph.insertUntil(deadline, this.arena, isLive, threads);
-    else if (!graph.inserting) graph.insertInBackground(this.arena, isLive, threads, background.nice(), background.wake);
+    else if (!graph.inserting) graph.insertInBackground(this.arena, isLive, threads, background.nice, background.wake);
   }
 
   search(q: SearchQuery): Hit[] {

@@ -99,7 +99,7 @@ for (const [metric, seed] of [['cosine', 101], ['euclidean', 202], ['dotproduct'
 // Background batches (the engine worker's mode): work() starts a batch on native threads
 // and returns, so the writes that follow hit labels whose inserts are in flight, and the
 // next query settles the batch.
-const BACKGROUND: GraphOptions['background'] = { nice: () => 0, wake: () => {} };
+const BACKGROUND: GraphOptions['background'] = { nice: 0, wake: () => {} };
 const WRITE_MODES = [...INSERT_THREADS.map((insertThreads) => ({ insertThreads, background: undefined })), { insertThreads: 2, background: BACKGROUND }];
 
 describe('HNSW graph: writes are never stale (randomised sequences against a model)', () => {
@@ -160,7 +160,7 @@ describe('HNSW graph: background insert batches', () => {
     let wakes = 0;
     const failures: string[] = [];
     const events = { graphFailed: (err: Error) => failures.push(err.message), graphLoadFailed: (err: Error) => failures.push(err.message) };
-    const engine = new EngineIndex({ dimension: DIM, metric: 'euclidean' }, { graphMinRecords: 60, defaultEf: 64, insertThreads: 2, background: { nice: () => 0, wake: () => wakes++ } }, events);
+    const engine = new EngineIndex({ dimension: DIM, metric: 'euclidean' }, { graphMinRecords: 60, defaultEf: 64, insertThreads: 2, background: { nice: 0, wake: () => wakes++ } }, events);
     const rand = prng(4242);
     const model = new Map<string, Float32Array>();
     let seq = 0;

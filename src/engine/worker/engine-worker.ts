@@ -117,26 +117,16 @@ function log(level: LogLevel, msg: string, fields: Record<string, string | numbe
 }
 
 // This thread answers queries, so it runs at the HTTP thread's priority. Graph inserts,
-// the bulk of its background work, run as batches on native threads
-// (HnswGraph.insertInBackground): a query finds this thread idle rather than inside an
-// insert batch, and stops a running batch after the inserts in hand. While writes arrive
-// (one applied in the last WRITES_RECENT_MS), each batch's threads start `backgroundNice`
-// steps below this one, so the writer thread (acknowledgements) and queries get the cores
-// first; once writes stop they start at this thread's priority, so a steady query load
-// cannot starve indexing (which would keep those queries slow: they scan the records not
-// yet in a graph). Measured on the 2-core benchmark machine, bench/results/medium.md.
-const WRITES_RECENT_MS = 1000;
-let lastWriteAt = -Infinity;
+// the bulk of its background work, run as batches on native threads `backgroundNice`
+// steps below it (HnswGraph.insertInBackground): a query finds this thread idle rather
+// than inside an insert batch, and stops a running batch after the inserts in hand.
 const settings: EngineWorkerData = { ...DEFAULT_WORKER_DATA, ...(workerData as Partial<EngineWorkerData> | null) };
 const graphOptions: GraphOptions = {
   ...DEFAULT_GRAPH_OPTIONS,
   insertThreads: settings.insertThreads,
-  background: {
-    nice: () => (performance.now() - lastWriteAt < WRITES_RECENT_MS ? settings.backgroundNice : 0),
-    wake: () => schedule(),
-  },
+  background: { nice: settings.backgroundNice, wake: () => schedule() },
 };
-log('info', 'graph inserts run on native threads in the background', { threads: settings.insertThreads, niceWhileWriting: settings.backgroundNice });
+log('info', 'graph inserts run on native threads in the background', { threads: settings.insertThreads, nice: settings.backgroundNice });
 
 if (nativeAddon) log('info', 'exact scans use the native pre-pass', { hnswlib: hnswBuild });
 else log('warn', 'native addon unavailable; exact scans run in JavaScript only (slower, same results)', { reason: nativeAddonError ?? 'unknown', hnswlib: hnswBuild });
@@ -274,7 +264,6 @@ function apply(indexId: string, changes: Change[]): void {
   }
   for (const change of changes) if (change.seq > slot.seq) slot.seq = change.seq;
   slot.changesSinceSnapshot += changes.length;
-  lastWriteAt = performance.now();
   if (slot.loader) {
     for (const change of changes) slot.buffered.push(change);
     return;
