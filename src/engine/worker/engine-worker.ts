@@ -323,8 +323,6 @@ function runSlice(): void {
   const deadline = performance.now() + Math.min(MAX_SLICE_MS, Math.max(SLICE_MS, messageMs));
   messageMs = 0;
   let more = false;
-  // Background work left anywhere, a batch still running on native threads included.
-  let busy = false;
   const slots = [...indexes];
   // Loads first: an index that cannot answer at all matters more than a faster one.
   for (const [indexId, slot] of slots) {
@@ -344,12 +342,11 @@ function runSlice(): void {
     // for a message. A batch still running on native threads needs no slice: its end wakes
     // this thread (schedule()).
     if (slot.engine.needsSlice) more = true;
-    if (slot.engine.hasWork) busy = true;
-    else maybeSnapshot(indexId, slot);
+    else if (!slot.engine.hasWork) maybeSnapshot(indexId, slot);
   }
-  // The slice that finds no work left always reports: nothing may run after it for a long
-  // time, and a throttled report would leave the metric showing records still unindexed.
-  reportStatus(!more && !busy);
+  // The last slice of a burst always reports: nothing may run after it for a long time,
+  // and a throttled report would leave the metric showing records still unindexed.
+  reportStatus(!more);
   if (more && !halted) nextSlice();
 }
 
