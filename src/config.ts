@@ -23,14 +23,8 @@ import {
   DEFAULT_MAX_CONNECTIONS,
 } from './limits.js';
 
-/**
- * Nice steps graph insert threads run below the engine worker (native/hnsw-index.cc). 0 by
- * default: on the 2-core benchmark machine, under a steady query load, insert threads at
- * nice 10 got so little CPU that the medium ingest took 1.81x hnswlib's build to be fully
- * indexed, against 1.07x at 0, and queries stayed slow meanwhile (the tail they scan stayed
- * large). A query never waits for more than the inserts in hand either way.
- */
-const DEFAULT_BACKGROUND_NICE = 0;
+/** Nice steps the writer thread and the engine worker run below the HTTP thread (thread-priority.ts). */
+const DEFAULT_BACKGROUND_NICE = 10;
 
 
 export interface CloudRegion {
@@ -86,8 +80,8 @@ export interface Config {
   /** Native threads each graph insert batch is shared over (src/engine/graph/hnsw-graph.ts). */
   insertThreads: number;
   /**
-   * How much lower (in nice steps, 0-19; 0 = the same) graph insert threads run than the
-   * threads that answer requests (native/hnsw-index.cc; Linux only).
+   * How much lower (in nice steps, 0-19; 0 = the same) the writer thread and the engine
+   * worker run than the HTTP thread (src/engine/thread-priority.ts; Linux only).
    */
   backgroundNice: number;
   /**

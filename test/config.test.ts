@@ -36,9 +36,9 @@ describe('reliability settings', () => {
 });
 
 describe('background nice', () => {
-  it('defaults to 0, is read from the environment or flag, and accepts only 0-19', () => {
-    assert.equal(loadConfig({}).backgroundNice, 0);
-    assert.equal(loadConfig({ CONIFER_BACKGROUND_NICE: '7' }).backgroundNice, 7);
+  it('defaults to 10, is read from the environment or flag, and accepts only 0-19', () => {
+    assert.equal(loadConfig({}).backgroundNice, 10);
+    assert.equal(loadConfig({ CONIFER_BACKGROUND_NICE: '0' }).backgroundNice, 0);
     assert.equal(loadConfig({ CONIFER_BACKGROUND_NICE: '3' }, { 'background-nice': '19' }).backgroundNice, 19);
     for (const bad of ['20', '-1', '2.5']) {
       assert.throws(

@@ -77,7 +77,7 @@ async function serve(config: Config): Promise<void> {
 
   let ready = false;
   const engine = new EngineClient(log, config.engineWorkers, { backgroundNice: config.backgroundNice, insertThreads: config.insertThreads });
-  const writer = new WriterClient(engine, log);
+  const writer = new WriterClient(engine, log, config.backgroundNice);
   const registry = new IndexRegistry(config.dataDir, engine, writer, log);
   const copies = new Copies(config.dataDir, registry, log);
   const runner = new JobRunner(

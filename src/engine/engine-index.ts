@@ -121,15 +121,9 @@ export class EngineIndex {
     return false;
   }
 
-  /** Whether a slice has work to do now (VectorSet.needsSlice). */
-  get needsSlice(): boolean {
-    for (const set of this.namespaces.values()) if (set.needsSlice) return true;
-    return false;
-  }
-
   /** Background graph work until `deadline` (performance.now() ms), namespaces in turn. */
   work(deadline: number): void {
-    const sets = [...this.namespaces.values()].filter((s) => s.needsSlice);
+    const sets = [...this.namespaces.values()].filter((s) => s.hasWork);
     for (let i = 0; i < sets.length && performance.now() < deadline; i++) {
       sets[(this.workCursor + i) % sets.length].work(deadline);
     }

@@ -11,7 +11,7 @@ import type { Change, IndexShape, SparseValues, StoredRecord } from './model.js'
 
 /** The engine worker's workerData. */
 export interface EngineWorkerData {
-  /** Nice steps graph insert threads run below the worker (GraphOptions.background; 0: the same). */
+  /** Nice steps to run below the main thread (thread-priority.ts; 0: the same). */
   backgroundNice: number;
   /** Native threads a graph insert batch is shared over (GraphOptions.insertThreads). */
   insertThreads: number;

@@ -99,13 +99,6 @@ export interface GraphOptions {
    * the graph then depends only on the order of inserts). See HnswGraph.insertUntil.
    */
   insertThreads?: number;
-  /**
-   * Graph inserts run in the background (the engine worker): work() starts a batch on
-   * native threads, `nice` steps below the calling thread, and returns; `wake` is called on
-   * the event loop when a batch ends, so the next slice can start another. Absent: work()
-   * inserts and waits until its deadline (tests, in-process benches).
-   */
-  background?: { nice: number; wake: () => void };
 }
 
 // graphMinRecords: below it an exact scan costs at most ~2 ms at 384-d, and a graph's
@@ -341,30 +334,19 @@ export class VectorSet {
     return this.sparse.bytes;
   }
 
-  /**
-   * Whether a slice (work()) has something to do now: background work, other than an insert
-   * batch still running on native threads (its end calls GraphOptions.background.wake).
-   */
-  get needsSlice(): boolean {
-    if (this.sparse.hasWork) return true;
-    return this.hasWork && !this.graph?.inserting && !this.rebuild?.inserting;
-  }
-
-  /**
-   * Compacts sparse postings and inserts into the graph(s): until `deadline`
-   * (performance.now() ms), or, with GraphOptions.background, by starting the next
-   * background batch unless one is still running.
-   */
+  /** Inserts into the graph(s) and compacts sparse postings until `deadline` (performance.now() ms). */
   work(deadline: number): void {
     if (this.sparse.hasWork) this.sparse.work(deadline);
     const graph = this.graph;
     if (!graph) return;
+    const isLive = (label: number): boolean => this.labels.id(label) !== undefined;
+    const threads = this.options.insertThreads ?? 1;
     try {
-      if (graph.pending > 0) this.insertInto(graph, deadline);
+      graph.insertUntil(deadline, this.arena, isLive, threads);
       if (graph.pending > 0 || performance.now() >= deadline) return;
       if (!this.rebuild && this.needsRebuild()) this.rebuild = this.freshGraph();
       if (this.rebuild) {
-        this.insertInto(this.rebuild, deadline);
+        this.rebuild.insertUntil(deadline, this.arena, isLive, threads);
         if (this.rebuild.pending === 0) {
           this.graph = this.rebuild;
           this.rebuild = undefined;
@@ -374,14 +356,6 @@ export class VectorSet {
     } catch (err) {
       this.dropBrokenGraph(err);
     }
-  }
-
-  private insertInto(graph: HnswGraph, deadline: number): void {
-    const isLive = (label: number): boolean => this.labels.id(label) !== undefined;
-    const threads = this.options.insertThreads ?? 1;
-    const background = this.options.background;
-    if (!background) graph.insertUntil(deadline, this.arena, isLive, threads);
-    else if (!graph.inserting) graph.insertInBackground(this.arena, isLive, threads, background.nice, background.wake);
   }
 
   search(q: SearchQuery): Hit[] {

@@ -46,6 +46,8 @@ export type WriteResult = WriteCalls[WriteOp]['result'];
 export interface WriterData {
   /** One port per engine worker (engine-client.ts), on which its indexes' committed changes are posted. */
   enginePorts: MessagePort[];
+  /** Nice steps to run below the main thread (engine/thread-priority.ts; 0: the same). */
+  backgroundNice: number;
 }
 
 export type WriterRequest =

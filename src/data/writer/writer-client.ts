@@ -46,9 +46,11 @@ export class WriterClient {
   private stopped = false;
   private readonly backoff = new RestartBackoff();
 
+  /** `backgroundNice`: nice steps the thread runs below this one (engine/thread-priority.ts; 0: the same). */
   constructor(
     private readonly engine: EngineClient,
     private readonly log: WriterLog,
+    private readonly backgroundNice = 0,
   ) {
     engine.onWriterPort = (shard, port) => this.handOver(shard, port);
     this.worker = this.spawn();
@@ -154,7 +156,7 @@ export class WriterClient {
 
   private spawn(): Worker {
     const enginePorts = Array.from({ length: this.engine.workers }, (_, shard) => this.engine.connectWriter(shard));
-    const workerData: WriterData = { enginePorts };
+    const workerData: WriterData = { enginePorts, backgroundNice: this.backgroundNice };
     const worker = new Worker(new URL('./writer-worker.js', import.meta.url), { workerData, transferList: enginePorts });
     worker.on('message', (msg: WriterReply) => this.onMessage(worker, msg));
     worker.on('error', (err) => this.onDeath(worker, err));

@@ -18,6 +18,7 @@ import { ApiError, notFound } from '../../errors.js';
 import type { WriterToEngine } from '../../engine/protocol.js';
 import { RECORD_STORE_FILE, RecordStore } from '../../engine/store/record-store.js';
 import { FAULT_WRITER_CRASH_ID, faultInjectionEnabled } from '../../engine/worker/fault-injection.js';
+import { lowerThisThreadPriority } from '../../engine/thread-priority.js';
 import { runWrite } from './index-writes.js';
 import type { WriteFailure, WriterData, WriterReply, WriterRequest } from './protocol.js';
 
@@ -25,6 +26,9 @@ if (!parentPort) throw new Error('writer-worker must run as a worker thread');
 const main = parentPort;
 const reply = (msg: WriterReply): void => main.postMessage(msg);
 
+// Below the HTTP thread, so it gets a core first when it wakes (thread-priority.ts); the
+// outcome is not logged here (this thread has no logger), the engine workers log their own.
+lowerThisThreadPriority((workerData as WriterData).backgroundNice);
 // engines[i]: the port to engine worker i. The first message on every new port is
 // 'catch-up': that worker applies what a previous writer committed but never posted.
 const engines: (MessagePort | undefined)[] = (workerData as WriterData).enginePorts;

@@ -2,14 +2,9 @@
 // Conifer's binding, native/hnsw-index.cc, loaded by hnsw-binding.ts).
 //
 // Thread rule: a graph belongs to the engine worker thread that created it and is only
-// ever called from it. Inserts run as batches on native threads: insertUntil waits for
-// each batch; insertInBackground returns at once, and the batch's end calls back on the
-// worker's event loop. hnswlib's search takes no locks, so a search never runs beside a
-// batch: every method that reads or changes the graph first settles (settle()): it stops a
-// batch in flight after the points its threads hold (one insert each, ~0.3 ms at 384-d),
-// joins them and takes the labels they inserted. A label invalidated while its insert is
-// in flight is marked deleted once the batch is settled (its node has the old vector), and
-// native marks of other labels wait for the batch the same way.
+// ever called synchronously from it. An insert batch may fan out over native threads
+// (insertUntil's `threads`), but the call joins them before it returns, so a search
+// never runs beside an insert (hnswlib's search takes no locks).
 //
 // What the graph holds, per label:
 //   indexed[label] = 1  the graph has a live node with the label's CURRENT vector;
@@ -37,16 +32,10 @@ const RANDOM_SEED = 100;
 const INITIAL_CAPACITY = 1024;
 
 /**
- * Labels one insertUntil batch takes per insert thread: a slice checks its deadline
- * between batches, so this bounds how far a slice overruns (16 inserts are ~5 ms at 384-d).
+ * Labels one native insert call takes per insert thread: a slice checks its deadline
+ * between calls, so this bounds how far a slice overruns (16 inserts are ~5 ms at 384-d).
  */
 const INSERT_BATCH_PER_THREAD = 16;
-/**
- * Labels one background batch takes per insert thread. A batch is stopped after one insert
- * per thread when a query comes, so its size bounds no wait; larger batches only start
- * fewer threads and wake the worker less often (64 inserts are ~20 ms at 384-d).
- */
-const BACKGROUND_BATCH_PER_THREAD = 64;
 
 export class GraphError extends Error {}
 
@@ -62,26 +51,16 @@ export class HnswGraph {
   /** Nodes marked deleted (inGraph && !indexed). */
   private deletedNodes = 0;
   private liveNodes = 0;
-  /**
-   * An insert batch's labels and vectors, reused: a batch is settled before the next is
-   * taken (the native side inserts from its own copy); sized on use.
-   */
+  /** An insert batch's labels and vectors, reused (calls are synchronous); sized on use. */
   private batchLabels = new Uint32Array(0);
   private batchVectors = new Float32Array(0);
-  /** A background batch not yet settled: the first `count` of batchLabels. */
-  private flight: { count: number } | undefined;
-  /** flying[label] = 1: the label is in the batch in flight. */
-  private flying = new Uint8Array(0);
-  /** Labels invalidated while flying: marked deleted if the batch inserted them. */
-  private staleInFlight: number[] = [];
-  /** Labels to mark deleted once the snapshot read or the batch in flight is settled. */
-  private deferredDeletes: number[] = [];
 
   /**
-   * A snapshot's graph is still being read on a native thread (load()); every native call
-   * settles the read first.
+   * While a snapshot's graph is still being read on a native thread (load()): the labels
+   * invalidated meanwhile, marked deleted once it is in. Every other native call settles
+   * the load first.
    */
-  private loading = false;
+  private loading: { deferredDeletes: number[] } | undefined;
 
   private constructor(
     private readonly index: NativeHnswIndex,
@@ -114,7 +93,7 @@ export class HnswGraph {
       return loaded;
     });
     const graph = new HnswGraph(index, dim, 0);
-    graph.loading = true;
+    graph.loading = { deferredDeletes: [] };
     graph.grow(indexed.length);
     graph.indexed.set(indexed);
     graph.inGraph.set(inGraph);
@@ -127,7 +106,6 @@ export class HnswGraph {
 
   /** The per-label flags for a snapshot, `extent` labels long. */
   flags(extent: number): { indexed: Uint8Array; inGraph: Uint8Array } {
-    this.settle();
     this.grow(extent);
     return { indexed: this.indexed.slice(0, extent), inGraph: this.inGraph.slice(0, extent) };
   }
@@ -143,14 +121,9 @@ export class HnswGraph {
     return nodes === 0 ? 0 : this.deletedNodes / nodes;
   }
 
-  /** Labels waiting for insertion, a batch in flight included (an upper bound: stale entries are dropped on use). */
+  /** Labels waiting for insertion (an upper bound: stale entries are dropped on use). */
   get pending(): number {
-    return this.queue.length - this.head + (this.flight?.count ?? 0);
-  }
-
-  /** Whether a background batch's threads are still inserting (insertInBackground). */
-  get inserting(): boolean {
-    return this.flight !== undefined && native(() => this.index.insertsRunning());
+    return this.queue.length - this.head;
   }
 
   /** Queues a label whose (new) vector must be inserted. */
@@ -176,9 +149,8 @@ export class HnswGraph {
 
   /** The label's record was deleted or its vector changed: hide its node at once. */
   invalidate(label: number): void {
-    if (this.flying[label]) this.staleInFlight.push(label);
     if (label >= this.indexed.length || !this.indexed[label]) return;
-    if (this.loading || this.flight) this.deferredDeletes.push(label);
+    if (this.loading) this.loading.deferredDeletes.push(label);
     else native(() => this.index.markDelete(label));
     this.indexed[label] = 0;
     this.liveNodes--;
@@ -187,13 +159,11 @@ export class HnswGraph {
 
   /** Whether the label's current vector is in the graph (else it is searched in the tail). */
   has(label: number): boolean {
-    this.settle();
     return label < this.indexed.length && this.indexed[label] === 1;
   }
 
   /** Calls `visit` for each label waiting in the tail that `isLive` accepts. */
   forEachQueued(isLive: (label: number) => boolean, visit: (label: number) => void): void {
-    this.settle();
     for (let i = this.head; i < this.queue.length; i++) {
       const label = this.queue[i];
       if (this.queued[label] && isLive(label)) visit(label);
@@ -201,44 +171,52 @@ export class HnswGraph {
   }
 
   /**
-   * Inserts queued labels until `deadline` (performance.now() ms) or the queue is empty,
-   * waiting for each batch; returns how many it inserted. Labels no longer live are
-   * dropped from the queue. `threads`: native threads each batch is shared over (1: this
-   * thread alone, and the graph is the same for the same inserts; more: it depends on
-   * scheduling).
+   * Inserts queued labels until `deadline` (performance.now() ms) or the queue is empty;
+   * returns how many it inserted. Labels no longer live are dropped from the queue.
+   * `threads`: native threads each batch is shared over (1: this thread alone, and the
+   * graph is the same for the same inserts; more: it depends on scheduling).
    */
   insertUntil(deadline: number, arena: VectorArena, isLive: (label: number) => boolean, threads = 1): number {
-    this.settle();
     let inserted = 0;
-    for (;;) {
-      const n = this.takeBatch(arena, isLive, INSERT_BATCH_PER_THREAD * threads);
+    if (this.batchLabels.length !== INSERT_BATCH_PER_THREAD * threads) {
+      this.batchLabels = new Uint32Array(INSERT_BATCH_PER_THREAD * threads);
+      this.batchVectors = new Float32Array(this.batchLabels.length * this.dim);
+    }
+    while (this.head < this.queue.length) {
+      // A batch: the next live labels not yet in the graph, their vectors copied out of
+      // the arena (whose chunks may move as it grows; the native call keeps no pointer).
+      let n = 0;
+      while (n < this.batchLabels.length && this.head < this.queue.length) {
+        const label = this.queue[this.head++];
+        if (!this.queued[label]) continue;
+        this.queued[label] = 0;
+        if (!isLive(label) || this.indexed[label]) continue;
+        this.batchLabels[n] = label;
+        this.batchVectors.set(arena.view(label), n * this.dim);
+        n++;
+      }
       if (n === 0) break;
+      this.settle();
       this.ensureCapacity(n);
       const labels = this.batchLabels.subarray(0, n);
       native(() => this.index.addPoints(this.batchVectors.subarray(0, n * this.dim), labels, threads));
-      for (const label of labels) this.added(label);
+      for (const label of labels) {
+        if (this.inGraph[label]) this.deletedNodes--; // an update in place unmarks the node
+        this.inGraph[label] = 1;
+        this.indexed[label] = 1;
+        this.liveNodes++;
+      }
       inserted += n;
       if (performance.now() >= deadline) break;
     }
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+    } else if (this.head > 4096 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
     return inserted;
-  }
-
-  /**
-   * Starts the next batch of queued labels on `threads` native threads, `nice` steps below
-   * this one, and returns at once; false when nothing was queued. `done` is called on this
-   * thread's event loop when the batch has ended (or was stopped by a search). Any later
-   * call settles it first (thread rule); call this again only once `inserting` is false.
-   */
-  insertInBackground(arena: VectorArena, isLive: (label: number) => boolean, threads: number, nice: number, done: () => void): boolean {
-    this.settle();
-    const n = this.takeBatch(arena, isLive, BACKGROUND_BATCH_PER_THREAD * threads);
-    if (n === 0) return false;
-    this.ensureCapacity(n);
-    const labels = this.batchLabels.subarray(0, n);
-    native(() => this.index.insertInBackground(this.batchVectors.subarray(0, n * this.dim), labels, threads, nice, done));
-    for (const label of labels) this.flying[label] = 1;
-    this.flight = { count: n };
-    return true;
   }
 
   /**
@@ -248,8 +226,8 @@ export class HnswGraph {
    * recall holds), it just does not collect them. May return fewer than k.
    */
   search(q: Float32Array, k: number, ef: number, allowed?: Bitmap): number[] {
-    this.settle();
     if (this.liveNodes === 0) return [];
+    this.settle();
     const n = Math.min(k, this.capacity);
     const found = native(() => this.index.search(q, n, Math.max(ef, n), allowed?.words ?? null, allowed?.size ?? 0));
     return Array.from(found);
@@ -263,89 +241,18 @@ export class HnswGraph {
 
   /** Frees the graph's native memory now (the graph is unusable afterwards). */
   close(): void {
-    this.loading = false;
-    this.flight = undefined;
+    this.loading = undefined;
     native(() => this.index.close());
   }
 
-  /**
-   * Before any other use of the graph: ends a background load (load()) and takes its
-   * capacity; stops and joins a background batch and takes what it inserted; then applies
-   * the deletes that waited for either.
-   */
+  /** Ends a background load (load()): takes its capacity and applies the deferred deletes. */
   private settle(): void {
-    if (this.loading) {
-      this.loading = false;
-      native(() => this.index.wait());
-      this.capacity = native(() => this.index.capacity());
-    }
-    if (this.flight) this.land(this.flight.count);
-    if (this.deferredDeletes.length === 0) return;
-    const labels = this.deferredDeletes;
-    this.deferredDeletes = [];
-    for (const label of labels) native(() => this.index.markDelete(label));
-  }
-
-  /**
-   * Settles the batch in flight (its first `count` batchLabels): the prefix its threads
-   * inserted is in the graph; the rest goes back to the head of the queue.
-   */
-  private land(count: number): void {
-    this.flight = undefined;
-    const labels = this.batchLabels.subarray(0, count);
-    for (const label of labels) this.flying[label] = 0;
-    const inserted = native(() => this.index.finishInserts()) ?? 0;
-    for (const label of labels.subarray(0, inserted)) this.added(label);
-    const back = Array.from(labels.subarray(inserted)).filter((label) => !this.queued[label]);
-    for (const label of back) this.queued[label] = 1;
-    this.queue.splice(this.head, 0, ...back);
-    // Invalidated while in flight: the node has the vector it had when the batch was taken.
-    for (const label of this.staleInFlight) {
-      if (!this.indexed[label]) continue;
-      this.deferredDeletes.push(label);
-      this.indexed[label] = 0;
-      this.liveNodes--;
-      this.deletedNodes++;
-    }
-    this.staleInFlight = [];
-  }
-
-  /**
-   * Takes the next live queued labels not yet in the graph, at most `max`, into
-   * batchLabels, with their vectors copied out of the arena (whose chunks may move as it
-   * grows) into batchVectors; returns how many.
-   */
-  private takeBatch(arena: VectorArena, isLive: (label: number) => boolean, max: number): number {
-    if (this.batchLabels.length !== max) {
-      this.batchLabels = new Uint32Array(max);
-      this.batchVectors = new Float32Array(max * this.dim);
-    }
-    let n = 0;
-    while (n < max && this.head < this.queue.length) {
-      const label = this.queue[this.head++];
-      if (!this.queued[label]) continue;
-      this.queued[label] = 0;
-      if (!isLive(label) || this.indexed[label]) continue;
-      this.batchLabels[n] = label;
-      this.batchVectors.set(arena.view(label), n * this.dim);
-      n++;
-    }
-    if (this.head === this.queue.length) {
-      this.queue = [];
-      this.head = 0;
-    } else if (this.head > 4096 && this.head * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-    }
-    return n;
-  }
-
-  /** The label's current vector is now a live node of the graph. */
-  private added(label: number): void {
-    if (this.inGraph[label]) this.deletedNodes--; // an update in place unmarks the node
-    this.inGraph[label] = 1;
-    this.indexed[label] = 1;
-    this.liveNodes++;
+    const loading = this.loading;
+    if (!loading) return;
+    this.loading = undefined;
+    native(() => this.index.wait());
+    this.capacity = native(() => this.index.capacity());
+    for (const label of loading.deferredDeletes) native(() => this.index.markDelete(label));
   }
 
   /** Room for `more` new nodes. */
@@ -362,7 +269,7 @@ export class HnswGraph {
   private grow(n: number): void {
     if (n <= this.queued.length) return;
     const size = Math.max(n, this.queued.length * 2, 64);
-    for (const key of ['indexed', 'inGraph', 'queued', 'flying'] as const) {
+    for (const key of ['indexed', 'inGraph', 'queued'] as const) {
       const next = new Uint8Array(size);
       next.set(this[key]);
       this[key] = next;

@@ -42,6 +42,7 @@ import {
   type WriterToEngine,
 } from '../protocol.js';
 import { DEFAULT_GRAPH_OPTIONS, type GraphOptions } from '../vector-set.js';
+import { lowerThisThreadPriority } from '../thread-priority.js';
 import { RECORD_STORE_FILE, RecordStore } from '../store/record-store.js';
 import { writeSnapshot } from '../snapshot/snapshot-files.js';
 import { hnswBuild } from '../graph/hnsw-binding.js';
@@ -116,17 +117,13 @@ function log(level: LogLevel, msg: string, fields: Record<string, string | numbe
   post({ type: 'log', level, msg, fields });
 }
 
-// This thread answers queries, so it runs at the HTTP thread's priority. Graph inserts,
-// the bulk of its background work, run as batches on native threads `backgroundNice`
-// steps below it (HnswGraph.insertInBackground): a query finds this thread idle rather
-// than inside an insert batch, and stops a running batch after the inserts in hand.
+// Below the HTTP thread, so it gets a core first when it wakes (thread-priority.ts).
 const settings: EngineWorkerData = { ...DEFAULT_WORKER_DATA, ...(workerData as Partial<EngineWorkerData> | null) };
-const graphOptions: GraphOptions = {
-  ...DEFAULT_GRAPH_OPTIONS,
-  insertThreads: settings.insertThreads,
-  background: { nice: settings.backgroundNice, wake: () => schedule() },
-};
-log('info', 'graph inserts run on native threads in the background', { threads: settings.insertThreads, nice: settings.backgroundNice });
+const priority = lowerThisThreadPriority(settings.backgroundNice);
+// Graph inserts fan out over this many native threads, which inherit this thread's priority.
+const graphOptions: GraphOptions = { ...DEFAULT_GRAPH_OPTIONS, insertThreads: settings.insertThreads };
+if ('nice' in priority) log('info', 'engine worker runs at a lower CPU priority than the HTTP thread', { nice: priority.nice });
+else log('info', 'engine worker runs at the HTTP thread\'s CPU priority', { reason: priority.skipped });
 
 if (nativeAddon) log('info', 'exact scans use the native pre-pass', { hnswlib: hnswBuild });
 else log('warn', 'native addon unavailable; exact scans run in JavaScript only (slower, same results)', { reason: nativeAddonError ?? 'unknown', hnswlib: hnswBuild });
@@ -334,15 +331,13 @@ function runSlice(): void {
   for (let i = 0; i < slots.length; i++) {
     const [indexId, slot] = slots[(workCursor + i) % slots.length];
     if (slot.loader) continue;
-    if (slot.engine.needsSlice && performance.now() < deadline) {
+    if (slot.engine.hasWork && performance.now() < deadline) {
       slot.engine.work(deadline);
       logProgress(indexId, slot);
     }
-    // Checked again at once, so the snapshot follows the end of indexing without waiting
-    // for a message. A batch still running on native threads needs no slice: its end wakes
-    // this thread (schedule()).
-    if (slot.engine.needsSlice) more = true;
-    else if (!slot.engine.hasWork) maybeSnapshot(indexId, slot);
+    // Checked again at once, so the snapshot follows the end of indexing without waiting for a message.
+    if (slot.engine.hasWork) more = true;
+    else maybeSnapshot(indexId, slot);
   }
   // The last slice of a burst always reports: nothing may run after it for a long time,
   // and a throttled report would leave the metric showing records still unindexed.
