@@ -20,19 +20,14 @@
 // ('ip' over vectors scaled to unit length on the way in, the query included; a zero vector
 // is left as it is).
 //
-// Thread rule: an HnswIndex belongs to the JavaScript thread that created it, and only that
-// thread calls its methods. Inserts run as a batch on native threads (InsertBatch):
-// addPoints waits for its batch; insertInBackground returns at once and calls back when the
-// batch ends. hnswlib's search takes no locks and is never safe beside an insert, so while a
-// batch is in flight every method but insertsRunning, finishInserts and close refuses to
-// run: the owner must call finishInserts() (which stops the batch after the points in hand
-// and joins its threads) before anything else touches the graph. load(path, true) reads
-// the file on a native thread that touches nothing but its own result; every method joins
-// it first. Nothing here keeps a pointer into a JavaScript buffer after a call returns (a
-// batch inserts from its own copy).
+// Thread rule: an HnswIndex belongs to the JavaScript thread that created it, and every
+// method is synchronous. addPoints may fan out over extra native threads, but it joins them
+// before it returns, so no search ever runs beside an insert (hnswlib's search takes no
+// locks). load(path, true) reads the file on a native thread that touches nothing but its
+// own result; every method joins it first. Nothing here keeps a pointer into a JavaScript
+// buffer after a call returns.
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -44,40 +39,12 @@
 #include "arg-checks.h"
 #include "hnswlib/hnswlib.h"
 
-#if defined(__linux__)
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-
 namespace {
 
 using arg_checks::fail;
 using arg_checks::isNullish;
 using arg_checks::number;
 using arg_checks::typedArray;
-
-// A batch of inserts on native threads. Its threads read only the batch's own copies of
-// the vectors and labels, and write only the graph (hnswlib's addPoint is safe against a
-// concurrent addPoint) and the fields below. Each thread claims the next point (`next`)
-// until none is left or `stop` is set, and always finishes a point it has claimed, so once
-// the threads are joined the points inserted are exactly the first min(next, n): a prefix.
-struct InsertBatch {
-  std::vector<float> vectors;
-  std::vector<uint32_t> labels;
-  uint32_t dim = 0;
-  bool normalize = false;
-  // Nice steps the batch's threads run below the thread that started them (Linux).
-  int nice = 0;
-  std::atomic<size_t> next{0};
-  std::atomic<bool> stop{false};
-  // Threads still inserting; the last one to finish calls `done` (if any) and releases it.
-  std::atomic<size_t> running{0};
-  std::mutex failed;
-  std::string error;  // the first failure; it stops every thread
-  std::vector<std::thread> threads;
-  napi_threadsafe_function done = nullptr;
-};
 
 struct HnswIndex {
   uint32_t dim = 0;
@@ -92,44 +59,11 @@ struct HnswIndex {
   std::thread loading;
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> loaded;
   std::string loadError;
-  // The insert batch in flight, if any (see the thread rule).
-  std::unique_ptr<InsertBatch> batch;
-  // Set while a background batch's env cleanup hook is registered (StopAtExit).
-  napi_env hookEnv = nullptr;
 
-  ~HnswIndex();
+  ~HnswIndex() {
+    if (loading.joinable()) loading.join();
+  }
 };
-
-// Stops the batch in flight, if any, and joins its threads; its outcome is dropped.
-void DropBatch(HnswIndex* h) {
-  if (!h->batch) return;
-  h->batch->stop = true;
-  for (auto& t : h->batch->threads) t.join();
-  h->batch.reset();
-}
-
-// The env cleanup hook of a background batch. A worker thread that ends (or is terminated)
-// with a batch running must join its threads before Node tears down the batch's completion
-// callback, which the last thread calls: hooks run in reverse order of registration, and
-// this one is registered after the callback is created (InsertInBackground).
-void StopAtExit(void* data) {
-  auto* h = static_cast<HnswIndex*>(data);
-  h->hookEnv = nullptr;
-  DropBatch(h);
-}
-
-// Unregisters StopAtExit once the batch has been joined some other way.
-void Unhook(HnswIndex* h) {
-  if (!h->hookEnv) return;
-  napi_remove_env_cleanup_hook(h->hookEnv, StopAtExit, h);
-  h->hookEnv = nullptr;
-}
-
-HnswIndex::~HnswIndex() {
-  if (loading.joinable()) loading.join();
-  DropBatch(this);
-  Unhook(this);
-}
 
 // The graph in `path`, read and checked (the caller verified the file's checksum first:
 // hnswlib trusts what it reads beyond the checks below).
@@ -175,132 +109,6 @@ void unitLength(const float* v, uint32_t dim, float* out) {
   for (uint32_t i = 0; i < dim; i++) out[i] = norm > 0.0f ? v[i] / norm : v[i];
 }
 
-// Lowers the calling thread's priority by `steps` nice steps: on Linux nice is per thread,
-// and lowering it needs no privilege. Best effort: elsewhere, or on error, nothing changes.
-void LowerThisThread(int steps) {
-#if defined(__linux__)
-  if (steps <= 0) return;
-  const id_t tid = static_cast<id_t>(syscall(SYS_gettid));
-  errno = 0;
-  const int current = getpriority(PRIO_PROCESS, tid);
-  if (current == -1 && errno != 0) return;
-  setpriority(PRIO_PROCESS, tid, std::min(19, current + steps));
-#else
-  (void)steps;
-#endif
-}
-
-// Inserts point i of the batch; a failure is kept (the first one only) and stops the batch.
-bool InsertOne(hnswlib::HierarchicalNSW<float>* index, InsertBatch* b, size_t i, std::vector<float>& unit) {
-  try {
-    const float* v = b->vectors.data() + i * b->dim;
-    if (b->normalize) {
-      unitLength(v, b->dim, unit.data());
-      v = unit.data();
-    }
-    index->addPoint(v, b->labels[i]);
-    return true;
-  } catch (const std::exception& err) {
-    std::lock_guard<std::mutex> lock(b->failed);
-    if (b->error.empty()) b->error = err.what();
-  } catch (...) {
-    std::lock_guard<std::mutex> lock(b->failed);
-    if (b->error.empty()) b->error = "unknown failure";
-  }
-  b->stop = true;
-  return false;
-}
-
-// Reports the end of a batch through its callback, once: called by the last of its threads.
-void BatchEnded(InsertBatch* b) {
-  if (!b->done) return;
-  napi_call_threadsafe_function(b->done, nullptr, napi_tsfn_nonblocking);
-  napi_release_threadsafe_function(b->done, napi_tsfn_release);
-}
-
-// One thread of a batch (see InsertBatch).
-void RunInserts(hnswlib::HierarchicalNSW<float>* index, InsertBatch* b) {
-  LowerThisThread(b->nice);
-  std::vector<float> unit(b->normalize ? b->dim : 0);
-  const size_t n = b->labels.size();
-  while (!b->stop) {
-    const size_t i = b->next++;
-    if (i >= n || !InsertOne(index, b, i, unit)) break;
-  }
-  // The owner destroys the batch only after joining this thread, so `b` outlives this.
-  if (--b->running == 0) BatchEnded(b);
-}
-
-// A batch of the n points at vectors/labels (copied), not yet started. Throws, changing
-// nothing, when its new labels do not fit in the graph's capacity. The first point of an
-// empty graph is inserted here, alone (hnswlib's concurrent insert needs an entry point).
-std::unique_ptr<InsertBatch> NewBatch(HnswIndex* h, const float* vectors, const uint32_t* labels, size_t n, int nice) {
-  // No batch is in flight (Self), so reading label_lookup_ unlocked is safe.
-  size_t fresh = 0;
-  for (size_t i = 0; i < n; i++) fresh += h->index->label_lookup_.count(labels[i]) == 0;
-  if (h->index->getCurrentElementCount() + fresh > h->index->getMaxElements())
-    throw std::runtime_error("not enough capacity for the batch (resize first)");
-  auto b = std::make_unique<InsertBatch>();
-  b->vectors.assign(vectors, vectors + n * h->dim);
-  b->labels.assign(labels, labels + n);
-  b->dim = h->dim;
-  b->normalize = h->normalize;
-  b->nice = nice;
-  if (n > 0 && h->index->getCurrentElementCount() == 0) {
-    std::vector<float> unit(b->normalize ? b->dim : 0);
-    b->next = 1;
-    if (!InsertOne(h->index.get(), b.get(), 0, unit)) throw std::runtime_error(b->error);
-  }
-  return b;
-}
-
-// Points of the batch not yet claimed.
-size_t Unclaimed(const InsertBatch& b) {
-  return b.labels.size() - std::min(b.labels.size(), b.next.load());
-}
-
-// Makes `b` the batch in flight and starts `spawn` threads on it; with `callerRuns` the
-// calling thread inserts too (addPoints), before returning. A thread that cannot be started
-// fails the batch (finishInserts reports it) rather than throwing here.
-void Launch(HnswIndex* h, std::unique_ptr<InsertBatch> b, size_t spawn, bool callerRuns) {
-  InsertBatch* raw = b.get();
-  hnswlib::HierarchicalNSW<float>* index = h->index.get();
-  h->batch = std::move(b);
-  const size_t total = spawn + (callerRuns ? 1 : 0);
-  raw->running = total;
-  if (total == 0) {
-    BatchEnded(raw);
-    return;
-  }
-  for (size_t t = 0; t < spawn; t++) {
-    try {
-      raw->threads.emplace_back(RunInserts, index, raw);
-    } catch (...) {
-      {
-        std::lock_guard<std::mutex> lock(raw->failed);
-        if (raw->error.empty()) raw->error = "could not start an insert thread";
-      }
-      raw->stop = true;
-      // The threads never started will not count themselves out.
-      if (raw->running.fetch_sub(spawn - t) == spawn - t && !callerRuns) BatchEnded(raw);
-      break;
-    }
-  }
-  if (callerRuns) RunInserts(index, raw);
-}
-
-// Ends the batch in flight: with `stop`, its threads finish the points in hand and claim no
-// more; joins them and returns how many of its points (a prefix) are in the graph, or
-// throws the batch's failure (the graph is then not to be trusted).
-size_t FinishBatch(HnswIndex* h, bool stop) {
-  std::unique_ptr<InsertBatch> b = std::move(h->batch);
-  if (stop) b->stop = true;
-  for (auto& t : b->threads) t.join();
-  Unhook(h);
-  if (!b->error.empty()) throw std::runtime_error(b->error);
-  return std::min(b->next.load(), b->labels.size());
-}
-
 // A filter that admits the labels set in a Bitmap's words (src/engine/metadata/bitmap.ts:
 // bit i of word i >> 5). It cannot fail: a label past the bitmap is simply not admitted.
 class BitmapFilter : public hnswlib::BaseFilterFunctor {
@@ -328,11 +136,9 @@ napi_value Number(napi_env env, double value) {
 }
 
 // The wrapped index of `this` and up to `max` arguments, after any background load has
-// ended; null (with a JS error thrown) when `this` is not an HnswIndex, when `needIndex`
-// and the index was closed, never created, or failed to load, or when an insert batch is
-// in flight and the method is not one of the few that `allowBatch` (thread rule).
-HnswIndex* Self(napi_env env, napi_callback_info info, size_t max, napi_value* argv, size_t* argc, bool needIndex = true,
-                bool allowBatch = false) {
+// ended; null (with a JS error thrown) when `this` is not an HnswIndex, or when
+// `needIndex` and the index was closed, never created, or failed to load.
+HnswIndex* Self(napi_env env, napi_callback_info info, size_t max, napi_value* argv, size_t* argc, bool needIndex = true) {
   napi_value self;
   *argc = max;
   if (napi_get_cb_info(env, info, argc, argv, &self, nullptr) != napi_ok) return nullptr;
@@ -345,10 +151,6 @@ HnswIndex* Self(napi_env env, napi_callback_info info, size_t max, napi_value* a
   if (!Settle(env, h, needIndex)) return nullptr;
   if (needIndex && !h->index) {
     napi_throw_error(env, nullptr, "the index is closed or was never initialised");
-    return nullptr;
-  }
-  if (!allowBatch && h->batch) {
-    napi_throw_error(env, nullptr, "an insert batch is in flight: finishInserts() first");
     return nullptr;
   }
   return h;
@@ -518,110 +320,75 @@ napi_value NodeCount(napi_env env, napi_callback_info info) {
   return h ? Number(env, static_cast<double>(h->index->getCurrentElementCount())) : nullptr;
 }
 
-// The vectors, labels and thread count of addPoints/insertInBackground (argv[0..2]);
-// false with a TypeError thrown when they are not what `usage` says.
-bool BatchArgs(napi_env env, napi_value* argv, HnswIndex* h, const char* usage, const float** vectors,
-               const uint32_t** labels, size_t* n, size_t* threads) {
-  void* vdata;
-  void* ldata;
-  size_t vlen;
-  if (!typedArray(env, argv[0], napi_float32_array, &vdata, &vlen) || !typedArray(env, argv[1], napi_uint32_array, &ldata, n) ||
-      !Count(env, argv[2], 64, threads) || *threads < 1) {
-    fail(env, usage);
-    return false;
-  }
-  if (vlen != *n * h->dim) {
-    fail(env, "vectors must hold labels.length × dim floats");
-    return false;
-  }
-  *vectors = static_cast<const float*>(vdata);
-  *labels = static_cast<const uint32_t*>(ldata);
-  return true;
-}
-
 // addPoints(vectors: Float32Array (n × dim), labels: Uint32Array (n), threads): inserts each
-// vector under its label and returns when all are in. A label whose node is marked deleted
-// gets the new vector in place and is unmarked (hnswlib's update); a new label takes a fresh
-// node, and a batch whose new labels do not fit in capacity() fails before inserting
-// anything. With threads > 1 the points are shared out over that many threads (this one
-// included); the order of insertion, and so the graph, then depends on scheduling.
+// vector under its label. A label whose node is marked deleted gets the new vector in place
+// and is unmarked (hnswlib's update); a new label takes a fresh node, and a batch whose new
+// labels do not fit in capacity() fails before inserting anything. With threads > 1 the points are shared out over that many
+// threads (this one included); the order of insertion, and so the graph, then depends on
+// scheduling. The first point of an empty graph is always inserted alone (hnswlib's
+// concurrent insert needs an entry point).
 napi_value AddPoints(napi_env env, napi_callback_info info) {
   napi_value argv[3];
   size_t argc;
   HnswIndex* h = Self(env, info, 3, argv, &argc);
   if (!h) return nullptr;
-  const float* vectors;
-  const uint32_t* labels;
-  size_t n, threads;
-  if (argc != 3 || !BatchArgs(env, argv, h, "addPoints(vectors: Float32Array, labels: Uint32Array, threads: 1..64)", &vectors, &labels,
-                              &n, &threads))
-    return nullptr;
+  void* vdata;
+  void* ldata;
+  size_t vlen, n, threads;
+  if (argc != 3 || !typedArray(env, argv[0], napi_float32_array, &vdata, &vlen) ||
+      !typedArray(env, argv[1], napi_uint32_array, &ldata, &n) || !Count(env, argv[2], 64, &threads) || threads < 1)
+    return fail(env, "addPoints(vectors: Float32Array, labels: Uint32Array, threads: 1..64)");
+  if (vlen != n * h->dim) return fail(env, "addPoints: vectors must hold labels.length × dim floats");
+  const float* vectors = static_cast<const float*>(vdata);
+  const uint32_t* labels = static_cast<const uint32_t*>(ldata);
   return Guard(env, [&] {
-    auto b = NewBatch(h, vectors, labels, n, 0);
-    const size_t unclaimed = Unclaimed(*b);
-    Launch(h, std::move(b), unclaimed > 1 ? std::min(threads, unclaimed) - 1 : 0, unclaimed > 0);
-    FinishBatch(h, false);
+    // Checked before any insert, so a batch that does not fit changes nothing. (No other
+    // thread touches the graph yet: reading label_lookup_ unlocked is safe here.)
+    size_t fresh = 0;
+    for (size_t i = 0; i < n; i++) fresh += h->index->label_lookup_.count(labels[i]) == 0;
+    if (h->index->getCurrentElementCount() + fresh > h->index->getMaxElements())
+      throw std::runtime_error("addPoints: not enough capacity (resize first)");
+    hnswlib::HierarchicalNSW<float>* index = h->index.get();
+    const uint32_t dim = h->dim;
+    const bool normalize = h->normalize;
+    std::atomic<size_t> next{0};
+    std::mutex failed;
+    std::string error;
+    // Inserts point i; the first failure is kept and stops every thread.
+    auto insert = [&](size_t i, std::vector<float>& unit) {
+      try {
+        const float* v = vectors + i * dim;
+        if (normalize) {
+          unitLength(v, dim, unit.data());
+          v = unit.data();
+        }
+        index->addPoint(v, labels[i]);
+      } catch (const std::exception& err) {
+        std::lock_guard<std::mutex> lock(failed);
+        if (error.empty()) error = err.what();
+        next = n;
+      }
+    };
+    // Takes the next point not yet taken until none is left (run by every thread).
+    auto work = [&] {
+      std::vector<float> unit(normalize ? dim : 0);
+      for (size_t i = next++; i < n; i = next++) insert(i, unit);
+    };
+    if (n > 0 && index->getCurrentElementCount() == 0) {
+      std::vector<float> unit(normalize ? dim : 0);
+      insert(0, unit);
+      if (next == 0) next = 1;
+    }
+    const size_t remaining = n - std::min(n, next.load());
+    const size_t extra = remaining > 1 ? std::min(threads, remaining) - 1 : 0;
+    std::vector<std::thread> helpers;
+    helpers.reserve(extra);
+    for (size_t t = 0; t < extra; t++) helpers.emplace_back(work);
+    work();
+    for (auto& t : helpers) t.join();
+    if (!error.empty()) throw std::runtime_error(error);
     return Undefined(env);
   });
-}
-
-// insertInBackground(vectors, labels, threads, nice, done: () => void): addPoints' batch
-// on `threads` new native threads, each `nice` steps below this thread (Linux), returning at
-// once. `done` is called on this thread's event loop once the batch has ended (all inserted,
-// stopped or failed); until finishInserts() only insertsRunning, finishInserts and close
-// may be called.
-napi_value InsertInBackground(napi_env env, napi_callback_info info) {
-  napi_value argv[5];
-  size_t argc;
-  HnswIndex* h = Self(env, info, 5, argv, &argc);
-  if (!h) return nullptr;
-  const char* usage = "insertInBackground(vectors: Float32Array, labels: Uint32Array, threads: 1..64, nice: 0..19, done: function)";
-  const float* vectors;
-  const uint32_t* labels;
-  size_t n, threads, nice;
-  napi_valuetype doneType;
-  if (argc != 5 || !BatchArgs(env, argv, h, usage, &vectors, &labels, &n, &threads)) return argc != 5 ? fail(env, usage) : nullptr;
-  if (!Count(env, argv[3], 19, &nice) || napi_typeof(env, argv[4], &doneType) != napi_ok || doneType != napi_function)
-    return fail(env, usage);
-  return Guard(env, [&] {
-    auto b = NewBatch(h, vectors, labels, n, static_cast<int>(nice));
-    napi_value name;
-    napi_threadsafe_function done;
-    if (napi_create_string_utf8(env, "conifer-hnsw-inserts", NAPI_AUTO_LENGTH, &name) != napi_ok ||
-        napi_create_threadsafe_function(env, argv[4], nullptr, name, 0, 1, nullptr, nullptr, nullptr, nullptr, &done) != napi_ok)
-      throw std::runtime_error("could not create the batch's completion callback");
-    b->done = done;
-    const size_t unclaimed = Unclaimed(*b);
-    Launch(h, std::move(b), std::min(threads, unclaimed), false);
-    if (napi_add_env_cleanup_hook(env, StopAtExit, h) == napi_ok) h->hookEnv = env;
-    return Undefined(env);
-  });
-}
-
-// insertsRunning(): whether a batch's threads are still inserting (false once it has ended,
-// even before finishInserts()).
-napi_value InsertsRunning(napi_env env, napi_callback_info info) {
-  size_t argc;
-  HnswIndex* h = Self(env, info, 0, nullptr, &argc, true, true);
-  if (!h) return nullptr;
-  napi_value out;
-  napi_get_boolean(env, h->batch && h->batch->running > 0, &out);
-  return out;
-}
-
-// finishInserts(): null when no batch is in flight; else stops it (its threads finish the
-// points in hand), joins its threads and returns how many of its points are in the graph:
-// always the first ones, in the order given. Throws the batch's failure, if any.
-napi_value FinishInserts(napi_env env, napi_callback_info info) {
-  size_t argc;
-  HnswIndex* h = Self(env, info, 0, nullptr, &argc, true, true);
-  if (!h) return nullptr;
-  if (!h->batch) {
-    napi_value null;
-    napi_get_null(env, &null);
-    return null;
-  }
-  return Guard(env, [&] { return Number(env, static_cast<double>(FinishBatch(h, true))); });
 }
 
 // markDelete(label): hides the label's node from every search (it stays in the graph).
@@ -685,14 +452,12 @@ napi_value Search(napi_env env, napi_callback_info info) {
   });
 }
 
-// close(): frees the graph now (after any background load ends, and after stopping any
-// insert batch); any later call but init/load throws.
+// close(): frees the graph now (after any background load ends); any later call but
+// init/load throws.
 napi_value Close(napi_env env, napi_callback_info info) {
   size_t argc;
-  HnswIndex* h = Self(env, info, 0, nullptr, &argc, false, true);
+  HnswIndex* h = Self(env, info, 0, nullptr, &argc, false);
   if (!h) return nullptr;
-  DropBatch(h);
-  Unhook(h);
   h->index.reset();
   return Undefined(env);
 }
@@ -711,9 +476,6 @@ napi_value Register(napi_env env, napi_value exports) {
       {"capacity", nullptr, Capacity, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"count", nullptr, NodeCount, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"addPoints", nullptr, AddPoints, nullptr, nullptr, nullptr, napi_default, nullptr},
-      {"insertInBackground", nullptr, InsertInBackground, nullptr, nullptr, nullptr, napi_default, nullptr},
-      {"insertsRunning", nullptr, InsertsRunning, nullptr, nullptr, nullptr, napi_default, nullptr},
-      {"finishInserts", nullptr, FinishInserts, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"markDelete", nullptr, MarkDelete, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"search", nullptr, Search, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"close", nullptr, Close, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -2,7 +2,7 @@
 // or several threads, the three metrics, the native bitmap filter, deletes and updates in
 // place, capacity, and every failure as a JavaScript error rather than a crash.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -150,92 +150,6 @@ describe('hnswlib binding', () => {
     index.close();
     assert.throws(() => index.search(row(all, 0), 1, 10, null, 0), /closed/);
     assert.throws(() => index.count(), /closed/);
-  });
-
-  it('a background batch inserts every point, calls back once, and is settled by finishInserts', async () => {
-    const index = new HnswIndex('cosine', DIM);
-    index.init(N, 16, 100, 7);
-    assert.equal(index.finishInserts(), null, 'no batch yet');
-    let calls = 0;
-    const ended = new Promise<void>((resolve) => index.insertInBackground(all, labelsTo(N), 3, 0, () => (calls++, resolve())));
-    // Until it is settled, only insertsRunning, finishInserts and close run.
-    assert.throws(() => index.search(row(all, 0), 1, 10, null, 0), /finishInserts\(\) first/);
-    assert.throws(() => index.count(), /finishInserts\(\) first/);
-    assert.throws(() => index.markDelete(0), /finishInserts\(\) first/);
-    assert.throws(() => index.addPoints(row(all, 0), Uint32Array.of(0), 1), /finishInserts\(\) first/);
-    await ended;
-    assert.equal(index.insertsRunning(), false);
-    assert.equal(index.finishInserts(), N);
-    assert.equal(index.finishInserts(), null, 'settled once');
-    assert.equal(index.count(), N);
-    assert.ok(recall('cosine', index, all, queries, 100) >= 0.95);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal(calls, 1);
-    index.close();
-  });
-
-  it('finishInserts stops a batch early: exactly a prefix of its points is in the graph, and the batch can be taken up again', () => {
-    const index = new HnswIndex('l2', DIM);
-    index.init(N, 16, 200, 7);
-    index.insertInBackground(all, labelsTo(N), 2, 0, () => {});
-    const inserted = index.finishInserts();
-    assert.ok(inserted !== null && inserted >= 1 && inserted < N, `stopped at once: ${inserted} of ${N} inserted`);
-    assert.equal(index.count(), inserted);
-    const found = new Set(index.search(row(all, 0), N, N, null, 0));
-    assert.deepEqual([...found].sort((a, b) => a - b), Array.from({ length: inserted }, (_, i) => i), 'the first points, and only them');
-    // The rest, as the graph module re-queues them.
-    index.addPoints(all.subarray(inserted * DIM), labelsTo(N - inserted, inserted), 2);
-    assert.equal(index.count(), N);
-    assert.ok(recall('l2', index, all, queries, 100) >= 0.95);
-    index.close();
-  });
-
-  it('a background batch that does not fit fails before inserting anything and never calls back; close stops a running batch', async () => {
-    const index = new HnswIndex('l2', DIM);
-    index.init(10, 16, 100, 7);
-    let called = false;
-    assert.throws(() => index.insertInBackground(all.subarray(0, 11 * DIM), labelsTo(11), 2, 0, () => (called = true)), /not enough capacity/);
-    assert.equal(index.count(), 0);
-    assert.equal(index.finishInserts(), null);
-    index.resize(N);
-    index.insertInBackground(all, labelsTo(N), 2, 0, () => {});
-    index.close();
-    assert.throws(() => index.count(), /closed/);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal(called, false);
-    assert.throws(() => index.insertInBackground(all, labelsTo(N), 0, 0, () => {}), /closed/);
-  });
-
-  it('background insert threads run `nice` steps below the thread that started them (Linux)', async () => {
-    const niceOf = (tid: string): number => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]);
-    const before = new Set(readdirSync('/proc/self/task'));
-    const index = new HnswIndex('l2', DIM);
-    index.init(N, 16, 400, 7);
-    let ended = false;
-    index.insertInBackground(all, labelsTo(N), 2, 5, () => (ended = true));
-    const seen = new Set<number>();
-    for (let i = 0; i < 200 && !ended && seen.size === 0; i++) {
-      for (const tid of readdirSync('/proc/self/task')) if (!before.has(tid)) {
-        try {
-          seen.add(niceOf(tid));
-        } catch {
-          // the thread ended meanwhile
-        }
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-    index.finishInserts();
-    index.close();
-    assert.deepEqual([...seen], [niceOf(String(process.pid)) + 5], 'the insert threads\' nice values');
-  });
-
-  it('insertInBackground checks its arguments like addPoints, plus nice (0..19) and done (a function)', () => {
-    const index = built('l2', all.subarray(0, 10 * DIM), 1, 10);
-    assert.throws(() => index.insertInBackground(new Float32Array(DIM), Uint32Array.of(1, 2), 1, 0, () => {}), { name: 'TypeError', message: /labels.length × dim/ });
-    assert.throws(() => index.insertInBackground(row(all, 0), Uint32Array.of(1), 1, 20, () => {}), { name: 'TypeError', message: /nice: 0\.\.19/ });
-    assert.throws(() => index.insertInBackground(row(all, 0), Uint32Array.of(1), 1, 0, null as unknown as () => void), { name: 'TypeError', message: /done: function/ });
-    assert.throws(() => index.insertInBackground(row(all, 0), Uint32Array.of(1), 65, 0, () => {}), { name: 'TypeError', message: /threads: 1\.\.64/ });
-    index.close();
   });
 
   it('a damaged or foreign graph file is an error, never a crash, read now or in the background', () => {

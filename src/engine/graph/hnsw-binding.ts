@@ -21,9 +21,6 @@ export interface NativeHnswIndex {
   capacity(): number;
   count(): number;
   addPoints(vectors: Float32Array, labels: Uint32Array, threads: number): void;
-  insertInBackground(vectors: Float32Array, labels: Uint32Array, threads: number, nice: number, done: () => void): void;
-  insertsRunning(): boolean;
-  finishInserts(): number | null;
   markDelete(label: number): void;
   search(query: Float32Array, k: number, ef: number, allowed: Uint32Array | null, allowedBits: number): Uint32Array;
   close(): void;
