@@ -297,10 +297,10 @@ export class VectorService {
    * hit deleted meanwhile is answered without metadata.
    */
   private addMetadata(index: IndexRow, namespace: string, matches: EngineMatch[]): void {
-    const stored = new Map<string, StoredRecord>();
-    for (const r of this.registry.store(index).fetch(namespace, matches.map((m) => m.id))) stored.set(r.id, r);
+    if (matches.length === 0) return;
+    const stored = this.registry.store(index).metadataOf(namespace, matches.map((m) => m.id));
     for (const m of matches) {
-      const metadata = stored.get(m.id)?.metadata;
+      const metadata = stored.get(m.id);
       if (!metadata) continue;
       m.record ??= { id: m.id };
       m.record.metadata = metadata;

@@ -3,10 +3,10 @@
 // an open read transaction, see change-log.ts).
 
 import type { Predicate } from '../filter.js';
-import type { StoredRecord } from '../model.js';
+import type { Metadata, StoredRecord } from '../model.js';
 import { fromImportProgressRow, type ImportProgress } from './import-progress.js';
 import { decodeMetadata, prefixUpperBound } from './record-codec.js';
-import { ABOVE_EVERY_ID, CHUNK_ROWS, type Statements, toRecord } from './statements.js';
+import { ABOVE_EVERY_ID, CHUNK_ROWS, type RecordRow, type Statements, toRecord } from './statements.js';
 
 export interface ListOptions {
   /** Only ids starting with this string (a key range, never LIKE). */
@@ -29,11 +29,29 @@ export class RecordReader {
   /** The records with these ids, in the order asked, each once; missing ids are absent. */
   fetch(ns: string, ids: readonly string[]): StoredRecord[] {
     const namespace = this.st.namespace.get(ns);
-    if (namespace === undefined) return [];
+    if (namespace === undefined || ids.length === 0) return [];
+    const rows = new Map<string, RecordRow>();
+    for (const row of this.st.getMany.all(namespace.nsid, JSON.stringify(ids))) rows.set(row.id, row);
     const out: StoredRecord[] = [];
     for (const id of new Set(ids)) {
-      const row = this.st.get.get(namespace.nsid, id);
+      const row = rows.get(id);
       if (row !== undefined) out.push(toRecord(row));
+    }
+    return out;
+  }
+
+  /**
+   * The metadata of the records with these ids, by id; a record without metadata, and a
+   * missing id, is absent. Reads only the metadata column (a query's includeMetadata:
+   * the values are not needed, and decoding them cost more than the lookups).
+   */
+  metadataOf(ns: string, ids: readonly string[]): Map<string, Metadata> {
+    const out = new Map<string, Metadata>();
+    const namespace = this.st.namespace.get(ns);
+    if (namespace === undefined || ids.length === 0) return out;
+    for (const row of this.st.metadataMany.all(namespace.nsid, JSON.stringify(ids))) {
+      const metadata = decodeMetadata(row.metadata);
+      if (metadata !== undefined) out.set(row.id, metadata);
     }
     return out;
   }

@@ -173,6 +173,11 @@ export class RecordStore {
     return this.reader.fetch(ns, ids);
   }
 
+  /** The metadata of these ids' records, by id (records without metadata, and missing ids, absent). */
+  metadataOf(ns: string, ids: readonly string[]): Map<string, Metadata> {
+    return this.reader.metadataOf(ns, ids);
+  }
+
   /** Ids in byte order after `after`, starting with `prefix`; `more` when another page exists. */
   list(ns: string, options: ListOptions): { ids: string[]; more: boolean } {
     return this.reader.list(ns, options);

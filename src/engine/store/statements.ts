@@ -75,6 +75,16 @@ export function prepareStatements(db: Database.Database) {
 
     exists: db.prepare<[number, string], { one: number }>('SELECT 1 AS one FROM records WHERE nsid = ? AND id = ?'),
     get: db.prepare<[number, string], RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records WHERE nsid = ? AND id = ?`),
+    // Many ids in one statement, passed as one JSON array (any count): one call into SQLite
+    // instead of one per id. The ids go in an IN subquery, which the planner answers with a
+    // primary-key lookup per id; a join with json_each scanned the whole namespace instead.
+    // Rows come back in key order, not in the order asked.
+    getMany: db.prepare<[number, string], RecordRow>(
+      `SELECT ${RECORD_COLUMNS} FROM records WHERE nsid = ? AND id IN (SELECT value FROM json_each(?))`,
+    ),
+    metadataMany: db.prepare<[number, string], { id: string; metadata: string | null }>(
+      'SELECT id, metadata FROM records WHERE nsid = ? AND id IN (SELECT value FROM json_each(?))',
+    ),
     upsert: db.prepare<RecordParams>(
       `INSERT INTO records (nsid, id, seq, metadata, sparse_indices, sparse_values, dense)
        VALUES (@nsid, @id, @seq, @metadata, @sparse_indices, @sparse_values, @dense)

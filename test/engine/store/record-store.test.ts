@@ -288,6 +288,42 @@ test('fetch returns the found records in the order asked, each once', () => {
   assert.deepEqual(store.fetch('nowhere', ['a']), []);
 });
 
+// fetch and metadataOf pass their ids to SQLite as one JSON array: ids JSON escapes, ids
+// of another namespace, and a long list must all come back right.
+test('fetch reads many ids at once: JSON-escaped ids, only its namespace, order kept', () => {
+  const store = openStore();
+  const odd = ['quote"d', 'back\\slash', 'tab\there', '[1,2]', 'null', ' '];
+  store.upsert('ns', odd.map((id, i) => dense(id, [i])));
+  store.upsert('other', [dense('shared', [100]), dense('only-other', [101])]);
+  store.upsert('ns', [dense('shared', [7])]);
+  const asked = [...odd].reverse();
+  assert.deepEqual(store.fetch('ns', [...asked, 'only-other', 'shared']).map((r) => [r.id, r.values?.[0]]), [
+    ...asked.map((id) => [id, odd.indexOf(id)]),
+    ['shared', 7],
+  ]);
+  const many = Array.from({ length: 1500 }, (_, i) => `id-${i}`);
+  store.upsert('big', many.map((id, i) => dense(id, [i])));
+  const order = many.map((_, i) => many[(i * 7919) % many.length]); // 7919 is prime: a permutation
+  assert.deepEqual(store.fetch('big', order).map((r) => r.id), order);
+});
+
+test('metadataOf returns the metadata of the records asked, by id, from its namespace only', () => {
+  const store = openStore();
+  store.upsert('ns', [
+    dense('a', [1], { genre: 'drama', tags: ['x'] }),
+    dense('b', [2]),
+    dense('c"q', [3], { n: 3 }),
+  ]);
+  store.upsert('other', [dense('d', [4], { n: 4 }), dense('a', [5], { genre: 'other' })]);
+  const found = store.metadataOf('ns', ['c"q', 'a', 'b', 'd', 'missing', 'a']);
+  assert.deepEqual([...found.entries()].sort(), [
+    ['a', { genre: 'drama', tags: ['x'] }],
+    ['c"q', { n: 3 }],
+  ]);
+  assert.equal(store.metadataOf('ns', []).size, 0);
+  assert.equal(store.metadataOf('nowhere', ['a']).size, 0);
+});
+
 // ---- sequence numbers ------------------------------------------------------------------
 
 test('sequence numbers strictly increase across every kind of change and are never reused', () => {
