@@ -93,6 +93,9 @@ struct Slot {
 struct Scratch {
   std::vector<Slot> slots;
   std::vector<uint32_t> touched, survivors;
+  // One bit per label, set for exactly the survivors while a search narrows them and all
+  // clear between searches (SurvivorMarks).
+  std::vector<uint64_t> marks;
   uint32_t epoch = 0;
 };
 thread_local Scratch scratch;
@@ -168,6 +171,7 @@ class Search {
       s.slots.resize(ix.extent, Slot{0, 0, 0});
       s.touched.resize(ix.extent);
       s.survivors.resize(ix.extent);
+      s.marks.resize((ix.extent + 63) / 64);
     }
     if (s.epoch == UINT32_MAX) {
       std::fill(s.slots.begin(), s.slots.end(), Slot{0, 0, 0});
@@ -177,6 +181,7 @@ class Search {
     slots_ = s.slots.data();
     touched_ = s.touched.data();
     survivors_ = s.survivors.data();
+    marks_ = s.marks.data();
   }
 
   // Σ w·v over the dimensions the label shares with the query, in dimension order
@@ -209,26 +214,28 @@ class Search {
   }
 
   // Entries ahead of the one being added whose slot is fetched early: the lists are read
-  // in order, the slots at random.
+  // in order, the slots at random. Indices, not pointers: with a pointer `kAhead` entries
+  // on, compared with the list's end, GCC at -O2 dropped the prefetch altogether (a
+  // pointer past the end of an array is undefined behaviour).
   static constexpr size_t kAhead = 16;
-  void Prefetch(const uint32_t* ahead, const uint32_t* end) const {
-    if (ahead < end && ahead[0] < ix_.extent) __builtin_prefetch(slots_ + ahead[0], 1);
-  }
 
   // Calls visit(label, slot, contribution) for each live entry of the term's list, in
-  // list order, prefetching the slots ahead: the one loop Gather() and AddTo() share.
+  // list order, prefetching the slots ahead (Gather()'s loop).
   template <typename Visit>
   void ForEachLive(const Term& t, Visit&& visit) {
     const uint32_t* e = t.entries;
-    const uint32_t* end = e + size_t(t.length) * 3;
+    const size_t n = t.length;
     const double w = t.weight;
     const size_t extent = ix_.extent;
-    for (; e < end; e += 3) {
-      Prefetch(e + 3 * kAhead, end);
-      const uint32_t label = e[0];
+    for (size_t k = 0; k < n; k++) {
+      if (k + kAhead < n) {
+        const uint32_t ahead = e[3 * (k + kAhead)];
+        if (ahead < extent) __builtin_prefetch(slots_ + ahead, 1);
+      }
+      const uint32_t label = e[3 * k];
       if (label >= extent) throw Corrupt();
-      if (t.stale && ix_.gen[label] != e[1]) continue;
-      visit(label, slots_[label], w * double(entryWeight(e + 2)));
+      if (t.stale && ix_.gen[label] != e[3 * k + 1]) continue;
+      visit(label, slots_[label], w * double(entryWeight(e + 3 * k + 2)));
     }
   }
 
@@ -247,12 +254,56 @@ class Search {
     return count;
   }
 
-  // Like Gather(), only into labels already touched.
-  void AddTo(const Term& t) {
-    ForEachLive(t, [&](uint32_t, Slot& slot, double x) {
-      // Branch-free: an untouched label's acc is never read before Gather() resets it.
-      slot.acc += slot.touchedAt == epoch_ ? x : 0.0;
-    });
+  // Marks the survivors_[0, alive) while the narrowing of pruned() or reaching() reads
+  // further lists, and clears the marks of those still alive when it goes out of scope
+  // (an exception included); Narrow() clears the marks of those it drops.
+  class SurvivorMarks {
+   public:
+    SurvivorMarks(Search& s, const uint32_t& alive) : s_(s), alive_(alive) {
+      for (uint32_t j = 0; j < alive; j++) s_.marks_[s_.survivors_[j] >> 6] |= uint64_t(1) << (s_.survivors_[j] & 63);
+    }
+    ~SurvivorMarks() {
+      for (uint32_t j = 0; j < alive_; j++) s_.marks_[s_.survivors_[j] >> 6] &= ~(uint64_t(1) << (s_.survivors_[j] & 63));
+    }
+    SurvivorMarks(const SurvivorMarks&) = delete;
+    SurvivorMarks& operator=(const SurvivorMarks&) = delete;
+
+   private:
+    Search& s_;
+    const uint32_t& alive_;
+  };
+
+  // Like Gather(), but only into the marked survivors: a list read to narrow them holds
+  // mostly other labels, and testing a bit (the marks of 100k labels take 12.5 KB, so they
+  // stay in cache) costs less than reading and writing each entry's slot. (The JavaScript
+  // addTo() adds into every touched label; only survivors' sums are read after it, so the
+  // answers are the same.)
+  void AddToSurvivors(const Term& t) {
+    const uint32_t* e = t.entries;
+    const size_t n = t.length;
+    const double w = t.weight;
+    const size_t extent = ix_.extent;
+    for (size_t k = 0; k < n; k++) {
+      const uint32_t label = e[3 * k];
+      if (label >= extent) throw Corrupt();
+      if ((marks_[label >> 6] >> (label & 63) & 1) == 0) continue;
+      if (t.stale && ix_.gen[label] != e[3 * k + 1]) continue;
+      slots_[label].acc += w * double(entryWeight(e + 3 * k + 2));
+    }
+  }
+
+  // Keeps the survivors whose acc reaches `need` (in order), unmarking the others.
+  uint32_t Narrow(uint32_t alive, double need) {
+    uint32_t kept = 0;
+    for (uint32_t j = 0; j < alive; j++) {
+      const uint32_t label = survivors_[j];
+      if (slots_[label].acc >= need) {
+        survivors_[kept++] = label;
+      } else {
+        marks_[label >> 6] &= ~(uint64_t(1) << (label & 63));
+      }
+    }
+    return kept;
   }
 
   // Terms by bound descending (ties by query order), restFrom_ and slack_ (termBounds()).
@@ -274,17 +325,17 @@ class Search {
     slack_ = std::max(kSumSlack * magnitude, 1e-30);
   }
 
-  // The (at most) k touched labels with the highest partial sums, not offered yet and
-  // allowed, into heap_ (heapSelect()).
+  // The (at most) k of labels[0, count) with the highest partial sums, not offered yet
+  // and allowed, into heap_ (heapSelect()).
   template <typename Allow>
-  size_t HeapSelect(uint32_t count, size_t k, Allow allowed) {
+  size_t HeapSelect(const uint32_t* labels, uint32_t count, size_t k, Allow allowed) {
     heapLabels_.resize(k);
     heapValues_.resize(k);
     uint32_t* hl = heapLabels_.data();
     double* hv = heapValues_.data();
     size_t size = 0;
     for (uint32_t j = 0; j < count; j++) {
-      const uint32_t label = touched_[j];
+      const uint32_t label = labels[j];
       const double v = slots_[label].acc;
       if (size == k && v <= hv[0]) continue;
       if (slots_[label].offeredAt == epoch_ || !allowed(label)) continue;
@@ -353,8 +404,8 @@ class Search {
   }
 
   template <typename Allow>
-  void OfferBest(uint32_t count, Allow allowed) {
-    const size_t size = HeapSelect(count, k_, allowed);
+  void OfferBest(const uint32_t* labels, uint32_t count, Allow allowed) {
+    const size_t size = HeapSelect(labels, count, k_, allowed);
     for (size_t j = 0; j < size; j++) {
       const uint32_t label = heapLabels_[j];
       slots_[label].offeredAt = epoch_;
@@ -386,12 +437,13 @@ class Search {
       count = Gather(terms[order_[i]], count);
       i++;
       if (count >= nextTheta) {
-        OfferBest(count, allowed);
+        OfferBest(touched_, count, allowed);
         nextTheta = size_t(count) * 2;
       }
     }
-    OfferBest(count, allowed);
 
+    // Survivors under the θ known so far, then the best partial sums among them scored to
+    // raise θ (pruned()'s step 1 ends there), then the survivors narrowed by the new θ.
     uint32_t alive = 0;
     double need = Cutoff() - restFrom_[i];
     for (uint32_t j = 0; j < count; j++) {
@@ -399,18 +451,23 @@ class Search {
       if (slots_[label].offeredAt == epoch_ || slots_[label].acc < need || !allowed(label)) continue;
       survivors_[alive++] = label;
     }
-    const double dotCost = pairsPerRecord + double(q_.n);
-    while (i < m && alive > 0 && double(terms[order_[i]].length) < alive * dotCost) {
-      AddTo(terms[order_[i]]);
-      i++;
-      need = Cutoff() - restFrom_[i];
+    OfferBest(survivors_, alive, [](uint32_t) { return true; });
+    need = Cutoff() - restFrom_[i];
+    {
       uint32_t kept = 0;
       for (uint32_t j = 0; j < alive; j++) {
         const uint32_t label = survivors_[j];
         survivors_[kept] = label;
-        kept += slots_[label].acc >= need;
+        kept += slots_[label].offeredAt != epoch_ && slots_[label].acc >= need;
       }
       alive = kept;
+    }
+    const double dotCost = pairsPerRecord + double(q_.n);
+    SurvivorMarks marks(*this, alive);
+    while (i < m && alive > 0 && double(terms[order_[i]].length) < alive * dotCost) {
+      AddToSurvivors(terms[order_[i]]);
+      i++;
+      alive = Narrow(alive, Cutoff() - restFrom_[i]);
     }
 
     const double rest = restFrom_[i];
@@ -435,7 +492,7 @@ class Search {
       covered += b;
     }
     if (count <= n) return std::vector<uint32_t>(touched_, touched_ + count);
-    const size_t size = HeapSelect(count, n, [](uint32_t) { return true; });
+    const size_t size = HeapSelect(touched_, count, n, [](uint32_t) { return true; });
     return std::vector<uint32_t>(heapLabels_.begin(), heapLabels_.begin() + size);
   }
 
@@ -458,20 +515,14 @@ class Search {
       if (slots_[label].acc >= need) survivors_[alive++] = label;
     }
     const double dotCost = pairsPerRecord + double(q_.n);
+    SurvivorMarks marks(*this, alive);
     for (; i < m && alive > 0; i++) {
       const Term& t = terms[order_[i]];
       // maxPostings bounds every entry read, these too (then the survivors decide).
       if (double(t.length) >= alive * dotCost || needed + t.length > maxPostings) break;
       needed += t.length;
-      AddTo(t);
-      need = floor - restFrom_[i + 1];
-      uint32_t kept = 0;
-      for (uint32_t j = 0; j < alive; j++) {
-        const uint32_t label = survivors_[j];
-        survivors_[kept] = label;
-        kept += slots_[label].acc >= need;
-      }
-      alive = kept;
+      AddToSurvivors(t);
+      alive = Narrow(alive, floor - restFrom_[i + 1]);
     }
     if (alive > maxRecords) return false;
     for (uint32_t j = 0; j < alive; j++) {
@@ -492,6 +543,7 @@ class Search {
   const Index& ix_;
   uint32_t epoch_;
   Slot* slots_;
+  uint64_t* marks_;
   uint32_t* touched_;
   uint32_t* survivors_;
   std::vector<uint32_t> order_;
