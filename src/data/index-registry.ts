@@ -71,7 +71,7 @@ export class IndexRegistry implements IndexStorage {
       rmSync(dir, { recursive: true, force: true });
       throw err;
     }
-    void this.attach(index, store, true);
+    void this.attach(index, store, true, store.fileBytes());
   }
 
   discard(indexId: string): void {
@@ -80,9 +80,20 @@ export class IndexRegistry implements IndexStorage {
     );
   }
 
-  /** Opens and loads every index; resolves when all are searchable (GET /ready). */
+  /**
+   * Opens and loads every index; resolves when all are searchable (GET /ready). Largest
+   * first, each to the engine worker with the fewest bytes so far (EngineClient.shardOf):
+   * the workers load in parallel, so the start lasts as long as the busiest worker's
+   * loads, and placing the largest first balances them best.
+   */
   async recover(indexes: IndexRow[]): Promise<void> {
-    await Promise.all(indexes.map((index) => this.openIndex(index)));
+    const opened: { index: IndexRow; store: RecordStore; bytes: number }[] = [];
+    for (const index of indexes) {
+      const store = this.openStore(index);
+      if (store) opened.push({ index, store, bytes: store.fileBytes() });
+    }
+    opened.sort((a, b) => b.bytes - a.bytes);
+    await Promise.all(opened.map(({ index, store, bytes }) => this.attach(index, store, false, bytes)));
   }
 
   /** Opens and loads one index whose storage was filled by a restore. */
@@ -211,18 +222,25 @@ export class IndexRegistry implements IndexStorage {
 
   /** Never rejects: a failure is logged and the index answers 503 until a restart. */
   private async openIndex(index: IndexRow): Promise<void> {
-    let store: RecordStore;
-    try {
-      store = RecordStore.open(indexDir(this.dataDir, index.id));
-    } catch (err) {
-      this.log.error({ err, index: index.name, indexId: index.id }, 'opening index storage failed');
-      return;
-    }
-    await this.attach(index, store, false);
+    const store = this.openStore(index);
+    if (store) await this.attach(index, store, false, store.fileBytes());
   }
 
-  /** Never rejects: a failure is logged and the index answers 503 until a restart. */
-  private async attach(index: IndexRow, store: RecordStore, usableAtOnce: boolean): Promise<void> {
+  /** The index's record store, or undefined after logging why it cannot be opened. */
+  private openStore(index: IndexRow): RecordStore | undefined {
+    try {
+      return RecordStore.open(indexDir(this.dataDir, index.id));
+    } catch (err) {
+      this.log.error({ err, index: index.name, indexId: index.id }, 'opening index storage failed');
+      return undefined;
+    }
+  }
+
+  /**
+   * Never rejects: a failure is logged and the index answers 503 until a restart. `bytes`:
+   * the store's size, by which the engine spreads indexes over its workers.
+   */
+  private async attach(index: IndexRow, store: RecordStore, usableAtOnce: boolean, bytes: number): Promise<void> {
     const dir = indexDir(this.dataDir, index.id);
     const entry: OpenIndex = { store, loaded: usableAtOnce, failed: false, purging: false };
     this.open.set(index.id, entry);
@@ -230,7 +248,7 @@ export class IndexRegistry implements IndexStorage {
     this.writer.noteSeq(index.id, store.snapshotSeq());
     const started = Date.now();
     try {
-      await this.engine.open(index.id, dir, shapeOf(index), index.hostId, usableAtOnce);
+      await this.engine.open(index.id, dir, shapeOf(index), index.hostId, usableAtOnce, bytes);
     } catch (err) {
       entry.loaded = false;
       entry.failed = true;

@@ -9,9 +9,11 @@
 //
 // Assignment: an index goes to a new worker while there are fewer than the configured
 // number (workers after the first start on demand, so a server with one index runs one;
-// the first index goes to the first worker), else to the
-// worker that owns the fewest indexes; it is decided when the index is first seen (open,
-// or a write before it) and stays for the life of the process. The
+// the first index goes to the first worker), else to the worker whose indexes held the
+// fewest bytes when they were assigned (their record stores' size; the fewest indexes on
+// a tie). Bytes, not a count: a worker loads its indexes one after another at start, and
+// queries and indexing cost more on larger indexes. It is decided when the index is first
+// seen (open, or a write before it) and stays for the life of the process. The
 // writer thread posts each index's committed changes on that worker's port
 // (src/data/writer/, the write request names the shard). Read-your-writes holds per index
 // exactly as with one worker (engine-worker.ts "Read-your-writes"): the index's reads and
@@ -26,13 +28,16 @@ export type { EngineLog } from './engine-shard.js';
 
 export class EngineClient {
   private readonly shards: EngineShard[] = [];
-  private readonly shardOfIndex = new Map<string, number>();
+  /** Each assigned index's worker and the bytes it was assigned with. */
+  private readonly shardOfIndex = new Map<string, { shard: number; bytes: number }>();
   /**
-   * Invariant: ownedCount[s] is the number of entries of shardOfIndex whose value is s,
-   * one slot per started worker. Kept where ownership changes (shardOf assigns, close
-   * releases, startShard adds a slot at 0), so assignment never scans every index.
+   * Invariant: ownedCount[s] is the number of entries of shardOfIndex whose shard is s,
+   * and ownedBytes[s] the sum of their bytes, one slot per started worker. Kept where
+   * ownership changes (shardOf assigns, close releases, startShard adds a slot at 0), so
+   * assignment never scans every index.
    */
   private readonly ownedCount: number[] = [];
+  private readonly ownedBytes: number[] = [];
   private snapshotCallback: ((indexId: string, seq: number) => void) | undefined;
   /** The most engine worker threads (CONIFER_ENGINE_WORKERS), at least 1. */
   readonly maxWorkers: number;
@@ -54,31 +59,38 @@ export class EngineClient {
     return this.shards.length;
   }
 
-  /** The worker that owns the index; assigns one on first use (see the top of this file). */
-  shardOf(indexId: string): number {
-    let shard = this.shardOfIndex.get(indexId);
-    if (shard === undefined) {
-      const idle = this.leastLoaded();
-      shard = this.ownedCount[idle] > 0 && this.shards.length < this.maxWorkers ? this.startShard() : idle;
-      this.shardOfIndex.set(indexId, shard);
-      this.ownedCount[shard]++;
-    }
+  /**
+   * The worker that owns the index; assigns one on first use (see the top of this file),
+   * counting `bytes` (the index's size then) against the worker it goes to.
+   */
+  shardOf(indexId: string, bytes = 0): number {
+    const owned = this.shardOfIndex.get(indexId);
+    if (owned !== undefined) return owned.shard;
+    const idle = this.leastLoaded();
+    const shard = this.ownedCount[idle] > 0 && this.shards.length < this.maxWorkers ? this.startShard() : idle;
+    this.shardOfIndex.set(indexId, { shard, bytes });
+    this.ownedCount[shard]++;
+    this.ownedBytes[shard] += bytes;
     return shard;
   }
 
-  /** Loads an index; resolves when it is searchable (survives worker restarts). `fresh`: protocol.ts `open`. */
-  open(indexId: string, dir: string, shape: IndexShape, name = indexId, fresh = false): Promise<void> {
-    return this.shardFor(indexId).open(indexId, dir, shape, name, fresh);
+  /**
+   * Loads an index; resolves when it is searchable (survives worker restarts). `fresh`:
+   * protocol.ts `open`. `bytes`: the index's size, for assigning it a worker (shardOf).
+   */
+  open(indexId: string, dir: string, shape: IndexShape, name = indexId, fresh = false, bytes = 0): Promise<void> {
+    return this.shards[this.shardOf(indexId, bytes)].open(indexId, dir, shape, name, fresh);
   }
 
   async close(indexId: string): Promise<void> {
-    const shard = this.shardOfIndex.get(indexId);
-    if (shard === undefined) return;
-    await this.shards[shard].close(indexId);
+    const owned = this.shardOfIndex.get(indexId);
+    if (owned === undefined) return;
+    await this.shards[owned.shard].close(indexId);
     // Still ours after the await? (close() twice at once must release the index once.)
-    if (this.shardOfIndex.get(indexId) !== shard) return;
+    if (this.shardOfIndex.get(indexId) !== owned) return;
     this.shardOfIndex.delete(indexId);
-    this.ownedCount[shard]--;
+    this.ownedCount[owned.shard]--;
+    this.ownedBytes[owned.shard] -= owned.bytes;
   }
 
   /** A new port to worker `shard`, for the writer thread to post that worker's indexes' changes on. */
@@ -137,9 +149,14 @@ export class EngineClient {
     return this.shards[this.shardOf(indexId)];
   }
 
-  /** The started worker owning the fewest indexes (the lowest-numbered on a tie). */
+  /** The started worker owning the fewest bytes, then the fewest indexes, then the lowest-numbered. */
   private leastLoaded(): number {
-    return this.ownedCount.indexOf(Math.min(...this.ownedCount));
+    let best = 0;
+    for (let s = 1; s < this.shards.length; s++) {
+      const bytes = this.ownedBytes[s] - this.ownedBytes[best];
+      if (bytes < 0 || (bytes === 0 && this.ownedCount[s] < this.ownedCount[best])) best = s;
+    }
+    return best;
   }
 
   /**
@@ -154,6 +171,7 @@ export class EngineClient {
     shard.onSnapshot = this.snapshotCallback;
     this.shards.push(shard);
     this.ownedCount.push(0);
+    this.ownedBytes.push(0);
     // No writer yet (the first worker, started in the constructor): the writer thread
     // connects to every started worker when it starts.
     if (this.onWriterPort) void this.onWriterPort(i, shard.connectWriter());

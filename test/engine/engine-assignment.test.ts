@@ -1,7 +1,8 @@
 // How EngineClient (src/engine/engine-client.ts) assigns indexes to engine workers: a new
 // worker while fewer than the configured number run and the least-loaded one owns an
-// index, else the worker owning the fewest (the lowest-numbered on a tie); a closed
-// index frees its place. Real worker threads; only the last test loads an index.
+// index, else the worker owning the fewest bytes, then the fewest indexes (the
+// lowest-numbered on a tie); a closed index frees its place. IndexRegistry.recover
+// assigns the largest first. Real worker threads; only the last tests load indexes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,6 +29,23 @@ test('indexes go to new workers up to the limit, then to the least-loaded; closi
     await engine.close('d');
     assert.equal(engine.shardOf('h'), 0); // owned [0, 2, 2]
     assert.equal(engine.workers, 3, 'never more workers than configured');
+  } finally {
+    await engine.stop();
+  }
+});
+
+test('indexes go to the worker holding the fewest bytes, so a start loads in parallel what it can', async () => {
+  const engine = new EngineClient(quiet, 2);
+  try {
+    // The sizes of the medium bench's restart (dense, hybrid, sparse), largest first as
+    // recover() opens them: the two large ones on separate workers.
+    assert.equal(engine.shardOf('hybrid', 350), 0);
+    assert.equal(engine.shardOf('dense', 300), 1);
+    assert.equal(engine.shardOf('sparse', 120), 1); // bytes [350, 300]
+    assert.equal(engine.shardOf('small', 10), 0); // bytes [350, 420], though worker 1 owns more
+    await engine.close('hybrid');
+    assert.equal(engine.shardOf('next', 0), 0); // bytes [10, 420]: closing released its bytes
+    assert.equal(engine.shardOf('dense', 9999), 1, 'an assignment stays whatever the bytes');
   } finally {
     await engine.stop();
   }
