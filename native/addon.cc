@@ -13,6 +13,8 @@ napi_value Init(napi_env env, napi_value exports) {
   napi_value fn;
   napi_create_function(env, "candidates", NAPI_AUTO_LENGTH, Candidates, nullptr, &fn);
   napi_set_named_property(env, exports, "candidates", fn);
+  napi_create_function(env, "denseScores", NAPI_AUTO_LENGTH, DenseScores, nullptr, &fn);
+  napi_set_named_property(env, exports, "denseScores", fn);
   napi_create_function(env, "cpuFeatures", NAPI_AUTO_LENGTH, CpuFeatures, nullptr, &fn);
   napi_set_named_property(env, exports, "cpuFeatures", fn);
   napi_create_function(env, "float32Json", NAPI_AUTO_LENGTH, Float32Json, nullptr, &fn);
@@ -23,6 +25,8 @@ napi_value Init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "sparseCandidates", fn);
   napi_create_function(env, "sparseReaching", NAPI_AUTO_LENGTH, SparseReaching, nullptr, &fn);
   napi_set_named_property(env, exports, "sparseReaching", fn);
+  napi_create_function(env, "sparseDots", NAPI_AUTO_LENGTH, SparseDots, nullptr, &fn);
+  napi_set_named_property(env, exports, "sparseDots", fn);
   return exports;
 }
 

@@ -16,6 +16,14 @@
 // A non-finite float32 result (float32 overflow the float64 sum does not have) or a
 // zero norm under cosine keeps the label unconditionally.
 //
+// denseScores(query, metric, qNorm, chunks, chunkShift, norms, labels, count, out) writes
+// to out[i] the exact dense part of labels[i]'s score: what Scorer.denseScore() computes
+// in JavaScript, bit for bit. Each label's sum is the same float64 sum in the same order
+// (products of float32 values as doubles, which are exact; additions in dimension order;
+// no FMA: binding.gyp sets -ffp-contract=off), the cosine divides by the same qNorm (the
+// caller's) times the same norm. Four labels are summed side by side so their
+// independent additions overlap; each label's own additions keep their order.
+//
 // Thread rule: called only from the engine worker thread that owns the arrays; it reads
 // them during the call and keeps no reference.
 #include "exact-scan.h"
@@ -79,6 +87,58 @@ float l2(const float* q, const float* d, uint32_t dim) {
 }
 
 enum Metric { kCosine = 0, kEuclidean = 1, kDot = 2 };
+
+// The arena's chunks (an Array of Float32Array), each looked up on first use only: a call
+// that reads a few hundred labels touches a fraction of a large arena's chunks.
+class Chunks {
+ public:
+  Chunks(napi_env env, napi_value array, uint32_t count) : env_(env), array_(array), data_(count, nullptr), lengths_(count, 0) {}
+
+  // The chunk's data and length, or false when it is missing or not a Float32Array.
+  bool Get(uint32_t c, const float** data, size_t* length) {
+    if (c >= data_.size()) return false;
+    if (data_[c] == nullptr) {
+      napi_value chunk;
+      void* raw;
+      if (napi_get_element(env_, array_, c, &chunk) != napi_ok || !typedArray(env_, chunk, napi_float32_array, &raw, &lengths_[c])) return false;
+      data_[c] = static_cast<const float*>(raw);
+    }
+    *data = data_[c];
+    *length = lengths_[c];
+    return true;
+  }
+
+ private:
+  napi_env env_;
+  napi_value array_;
+  std::vector<const float*> data_;
+  std::vector<size_t> lengths_;
+};
+
+// Exact dense parts of four labels at once (d[0..4) their vectors), as JavaScript sums them.
+template <int kMetric>
+void exact4(const double* q, const float* const* d, uint32_t dim, double* out) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (uint32_t i = 0; i < dim; i++) {
+    const double qi = q[i];
+    if (kMetric == kEuclidean) {
+      const double t0 = qi - double(d[0][i]), t1 = qi - double(d[1][i]), t2 = qi - double(d[2][i]), t3 = qi - double(d[3][i]);
+      s0 += t0 * t0;
+      s1 += t1 * t1;
+      s2 += t2 * t2;
+      s3 += t3 * t3;
+    } else {
+      s0 += qi * double(d[0][i]);
+      s1 += qi * double(d[1][i]);
+      s2 += qi * double(d[2][i]);
+      s3 += qi * double(d[3][i]);
+    }
+  }
+  out[0] = s0;
+  out[1] = s1;
+  out[2] = s2;
+  out[3] = s3;
+}
 
 }  // namespace
 
@@ -178,4 +238,64 @@ napi_value Candidates(napi_env env, napi_callback_info info) {
   napi_value result;
   napi_create_uint32(env, n, &result);
   return result;
+}
+
+napi_value DenseScores(napi_env env, napi_callback_info info) {
+  size_t argc = 9;
+  napi_value argv[9];
+  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc != 9) {
+    return fail(env, "denseScores: 9 arguments expected");
+  }
+  void* qData;
+  size_t dim;
+  if (!typedArray(env, argv[0], napi_float32_array, &qData, &dim) || dim == 0) return fail(env, "denseScores: query must be a non-empty Float32Array");
+  int32_t metric, shift;
+  double qNorm;
+  uint32_t count;
+  if (napi_get_value_int32(env, argv[1], &metric) != napi_ok || metric < 0 || metric > 2) return fail(env, "denseScores: bad metric");
+  if (napi_get_value_double(env, argv[2], &qNorm) != napi_ok) return fail(env, "denseScores: qNorm must be a number");
+  if (napi_get_value_int32(env, argv[4], &shift) != napi_ok || shift < 0 || shift > 24) return fail(env, "denseScores: bad chunk shift");
+  void* normsData;
+  size_t normsLength;
+  if (!typedArray(env, argv[5], napi_float64_array, &normsData, &normsLength)) return fail(env, "denseScores: norms must be a Float64Array");
+  const double* norms = static_cast<const double*>(normsData);
+  void* labelsData;
+  size_t labelsLength;
+  if (!typedArray(env, argv[6], napi_uint32_array, &labelsData, &labelsLength)) return fail(env, "denseScores: labels must be a Uint32Array");
+  const uint32_t* labels = static_cast<const uint32_t*>(labelsData);
+  if (napi_get_value_uint32(env, argv[7], &count) != napi_ok || count > labelsLength) return fail(env, "denseScores: bad count");
+  void* outData;
+  size_t outLength;
+  if (!typedArray(env, argv[8], napi_float64_array, &outData, &outLength) || outLength < count) return fail(env, "denseScores: out must be a Float64Array of at least count");
+  double* out = static_cast<double*>(outData);
+  bool isArray = false;
+  uint32_t chunkCount;
+  if (napi_is_array(env, argv[3], &isArray) != napi_ok || !isArray || napi_get_array_length(env, argv[3], &chunkCount) != napi_ok) return fail(env, "denseScores: chunks must be an array");
+  Chunks chunks(env, argv[3], chunkCount);
+
+  const float* qf = static_cast<const float*>(qData);
+  std::vector<double> q(qf, qf + dim);
+  const uint32_t mask = (1u << shift) - 1;
+  const float* d[4];
+  double sums[4];
+  for (uint32_t from = 0; from < count; from += 4) {
+    const uint32_t n = std::min<uint32_t>(4, count - from);
+    for (uint32_t j = 0; j < 4; j++) {
+      // A group of fewer than four repeats its first label; only n results are kept.
+      const uint32_t label = labels[from + (j < n ? j : 0)];
+      const float* chunk;
+      size_t length;
+      const size_t at = size_t(label & mask) * dim;
+      if (!chunks.Get(label >> shift, &chunk, &length) || at + dim > length || label >= normsLength) return fail(env, "denseScores: label outside the arena");
+      d[j] = chunk + at;
+    }
+    if (metric == kEuclidean) exact4<kEuclidean>(q.data(), d, uint32_t(dim), sums);
+    else exact4<kDot>(q.data(), d, uint32_t(dim), sums);
+    for (uint32_t j = 0; j < n; j++) {
+      out[from + j] = metric == kCosine ? sums[j] / (qNorm * norms[labels[from + j]]) : sums[j];
+    }
+  }
+  napi_value undefined;
+  napi_get_undefined(env, &undefined);
+  return undefined;
 }

@@ -26,6 +26,9 @@
 // accumulates every list in dimension order; 1 is MaxScore (see Pruned()).
 // sparseCandidates(..., n, coverage) and sparseReaching(..., tau, maxPostings,
 // maxRecords, pairsPerRecord): SparseIndex.candidates() and .reaching() (hybrid search).
+// sparseDots(dims, weights, state, labels, count, out) is the exception to the rule above:
+// it writes to out[i] the exact score of labels[i] (NaN: no shared dimension), the same
+// float64 sum as SparseStore.dot(), bit for bit, which hybrid search ranks by directly.
 //
 // Bad arguments throw a TypeError; an entry or label outside the arrays passed (which
 // a consistent index never holds) throws an Error. Neither crashes.
@@ -103,6 +106,64 @@ thread_local Scratch scratch;
 // Thrown inside the search when the arrays contradict each other; becomes a JS Error.
 struct Corrupt {};
 
+// Σ w·v over the dimensions the label shares with the query (dims ascending, n of them),
+// in dimension order (SparseStore.dot()); NaN when none. Throws Corrupt when the label's
+// pairs lie outside the pools.
+double dot(const Index& ix, const uint32_t* dims, const float* weights, size_t n, uint32_t label) {
+  if (label >= ix.labels) return NAN;
+  const uint32_t len = ix.len[label];
+  if (len == 0) return NAN;
+  size_t i = ix.start[label];
+  const size_t end = i + len;
+  if (end > ix.pool) throw Corrupt();
+  size_t j = 0;
+  double score = 0;
+  bool overlap = false;
+  while (i < end && j < n) {
+    const uint32_t a = ix.indices[i];
+    const uint32_t b = dims[j];
+    if (a < b) {
+      i++;
+    } else if (a > b) {
+      j++;
+    } else {
+      score += double(weights[j]) * double(ix.values[i]);
+      overlap = true;
+      i++;
+      j++;
+    }
+  }
+  return overlap ? score : NAN;
+}
+
+// Parses the state argument [gen, indices, values, start, len]; false after throwing.
+bool parseState(napi_env env, napi_value state, Index* ix) {
+  void* data;
+  bool stateArray = false;
+  uint32_t stateLength;
+  if (napi_is_array(env, state, &stateArray) != napi_ok || !stateArray || napi_get_array_length(env, state, &stateLength) != napi_ok || stateLength != 5) {
+    return fail(env, "sparse: state must be [gen, indices, values, start, len]"), false;
+  }
+  napi_value s[5];
+  for (uint32_t i = 0; i < 5; i++) {
+    if (napi_get_element(env, state, i, &s[i]) != napi_ok) return fail(env, "sparse: state must be [gen, indices, values, start, len]"), false;
+  }
+  size_t indicesLength, valuesLength, startLength, lenLength;
+  if (!typedArray(env, s[0], napi_uint32_array, &data, &ix->extent)) return fail(env, "sparse: gen must be a Uint32Array"), false;
+  ix->gen = static_cast<const uint32_t*>(data);
+  if (!typedArray(env, s[1], napi_uint32_array, &data, &indicesLength)) return fail(env, "sparse: indices must be a Uint32Array"), false;
+  ix->indices = static_cast<const uint32_t*>(data);
+  if (!typedArray(env, s[2], napi_float32_array, &data, &valuesLength)) return fail(env, "sparse: values must be a Float32Array"), false;
+  ix->values = static_cast<const float*>(data);
+  if (!typedArray(env, s[3], napi_uint32_array, &data, &startLength)) return fail(env, "sparse: start must be a Uint32Array"), false;
+  ix->start = static_cast<const uint32_t*>(data);
+  if (!typedArray(env, s[4], napi_uint32_array, &data, &lenLength)) return fail(env, "sparse: len must be a Uint32Array"), false;
+  ix->len = static_cast<const uint32_t*>(data);
+  ix->pool = std::min(indicesLength, valuesLength);
+  ix->labels = std::min(startLength, lenLength);
+  return true;
+}
+
 // Parses the common arguments argv[0..5); false after throwing.
 bool parse(napi_env env, napi_value* argv, Query* q, Index* ix) {
   void* data;
@@ -131,29 +192,7 @@ bool parse(napi_env env, napi_value* argv, Query* q, Index* ix) {
     if (entries == 0) continue;
     q->terms.push_back(Term{static_cast<const uint32_t*>(data), uint32_t(entries), meta[4 * t + 1] != 0, meta[4 * t + 2], meta[4 * t + 3], q->weights[t]});
   }
-  bool stateArray = false;
-  uint32_t stateLength;
-  if (napi_is_array(env, argv[4], &stateArray) != napi_ok || !stateArray || napi_get_array_length(env, argv[4], &stateLength) != napi_ok || stateLength != 5) {
-    return fail(env, "sparse: state must be [gen, indices, values, start, len]"), false;
-  }
-  napi_value s[5];
-  for (uint32_t i = 0; i < 5; i++) {
-    if (napi_get_element(env, argv[4], i, &s[i]) != napi_ok) return fail(env, "sparse: state must be [gen, indices, values, start, len]"), false;
-  }
-  size_t indicesLength, valuesLength, startLength, lenLength;
-  if (!typedArray(env, s[0], napi_uint32_array, &data, &ix->extent)) return fail(env, "sparse: gen must be a Uint32Array"), false;
-  ix->gen = static_cast<const uint32_t*>(data);
-  if (!typedArray(env, s[1], napi_uint32_array, &data, &indicesLength)) return fail(env, "sparse: indices must be a Uint32Array"), false;
-  ix->indices = static_cast<const uint32_t*>(data);
-  if (!typedArray(env, s[2], napi_float32_array, &data, &valuesLength)) return fail(env, "sparse: values must be a Float32Array"), false;
-  ix->values = static_cast<const float*>(data);
-  if (!typedArray(env, s[3], napi_uint32_array, &data, &startLength)) return fail(env, "sparse: start must be a Uint32Array"), false;
-  ix->start = static_cast<const uint32_t*>(data);
-  if (!typedArray(env, s[4], napi_uint32_array, &data, &lenLength)) return fail(env, "sparse: len must be a Uint32Array"), false;
-  ix->len = static_cast<const uint32_t*>(data);
-  ix->pool = std::min(indicesLength, valuesLength);
-  ix->labels = std::min(startLength, lenLength);
-  return true;
+  return parseState(env, argv[4], ix);
 }
 
 inline float entryWeight(const uint32_t* e) {
@@ -184,34 +223,7 @@ class Search {
     marks_ = s.marks.data();
   }
 
-  // Σ w·v over the dimensions the label shares with the query, in dimension order
-  // (SparseStore.dot()); NaN when none.
-  double Dot(uint32_t label) const {
-    if (label >= ix_.labels) return NAN;
-    const uint32_t n = ix_.len[label];
-    if (n == 0) return NAN;
-    size_t i = ix_.start[label];
-    const size_t end = i + n;
-    if (end > ix_.pool) throw Corrupt();
-    size_t j = 0;
-    double score = 0;
-    bool overlap = false;
-    while (i < end && j < q_.n) {
-      const uint32_t a = ix_.indices[i];
-      const uint32_t b = q_.dims[j];
-      if (a < b) {
-        i++;
-      } else if (a > b) {
-        j++;
-      } else {
-        score += double(q_.weights[j]) * double(ix_.values[i]);
-        overlap = true;
-        i++;
-        j++;
-      }
-    }
-    return overlap ? score : NAN;
-  }
+  double Dot(uint32_t label) const { return dot(ix_, q_.dims, q_.weights, q_.n, label); }
 
   // Entries ahead of the one being added whose slot is fetched early: the lists are read
   // in order, the slots at random. Indices, not pointers: with a pointer `kAhead` entries
@@ -652,4 +664,33 @@ napi_value SparseReaching(napi_env env, napi_callback_info info) {
   } catch (const Corrupt&) {
     return corrupt(env);
   }
+}
+
+napi_value SparseDots(napi_env env, napi_callback_info info) {
+  size_t argc = 6;
+  napi_value argv[6];
+  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc != 6) return fail(env, "sparseDots: 6 arguments expected");
+  void* data;
+  size_t n, length;
+  if (!typedArray(env, argv[0], napi_uint32_array, &data, &n)) return fail(env, "sparseDots: dims must be a Uint32Array");
+  const uint32_t* dims = static_cast<const uint32_t*>(data);
+  if (!typedArray(env, argv[1], napi_float32_array, &data, &length) || length != n) return fail(env, "sparseDots: weights must be a Float32Array as long as dims");
+  const float* weights = static_cast<const float*>(data);
+  Index ix;
+  if (!parseState(env, argv[2], &ix)) return nullptr;
+  size_t labelsLength, outLength;
+  if (!typedArray(env, argv[3], napi_uint32_array, &data, &labelsLength)) return fail(env, "sparseDots: labels must be a Uint32Array");
+  const uint32_t* labels = static_cast<const uint32_t*>(data);
+  uint32_t count;
+  if (napi_get_value_uint32(env, argv[4], &count) != napi_ok || count > labelsLength) return fail(env, "sparseDots: bad count");
+  if (!typedArray(env, argv[5], napi_float64_array, &data, &outLength) || outLength < count) return fail(env, "sparseDots: out must be a Float64Array of at least count");
+  double* out = static_cast<double*>(data);
+  try {
+    for (uint32_t i = 0; i < count; i++) out[i] = dot(ix, dims, weights, n, labels[i]);
+  } catch (const Corrupt&) {
+    return corrupt(env);
+  }
+  napi_value undefined;
+  napi_get_undefined(env, &undefined);
+  return undefined;
 }

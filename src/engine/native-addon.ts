@@ -22,16 +22,33 @@ export interface NativeAddon {
     out: Uint32Array,
   ): number;
   /**
+   * Exact dense parts of labels[0..count)'s scores into out (native/exact-scan.cc; used by
+   * vectors/exact-scan.ts): bit for bit what Scorer.denseScore() computes, `qNorm` its query norm.
+   */
+  denseScores(
+    query: Float32Array,
+    metric: 0 | 1 | 2,
+    qNorm: number,
+    chunks: readonly Float32Array[],
+    chunkShift: number,
+    norms: Float64Array,
+    labels: Uint32Array,
+    count: number,
+    out: Float64Array,
+  ): void;
+  /**
    * Sparse search over one namespace's inverted index (native/sparse-search.cc; used by
    * sparse/sparse-index.ts, which rescores what they return). The first five arguments
    * are a query and the index (SparseNativeArgs). sparseSearch: every label that may be
    * in the exact top k (ties at the k-th score included), `allow` a Bitmap's words or
    * null; strategy 0 plain accumulation, 1 MaxScore. sparseCandidates and sparseReaching:
-   * SparseIndex.candidates() and .reaching().
+   * SparseIndex.candidates() and .reaching(). sparseDots: exact scores of labels[0..count)
+   * into out, bit for bit SparseStore.dot() (NaN: no shared dimension).
    */
   sparseSearch(...args: [...SparseNativeArgs, allow: Uint32Array | null, k: number, strategy: 0 | 1, pairsPerRecord: number]): Uint32Array;
   sparseCandidates(...args: [...SparseNativeArgs, n: number, coverage: number]): Uint32Array;
   sparseReaching(...args: [...SparseNativeArgs, tau: number, maxPostings: number, maxRecords: number, pairsPerRecord: number]): Uint32Array | undefined;
+  sparseDots(dims: Uint32Array, weights: Float32Array, state: SparseNativeArgs[4], labels: Uint32Array, count: number, out: Float64Array): void;
   /**
    * A float32 array as JSON array text (native/float-json.cc; used by float32.ts):
    * exactly JSON.stringify(float32ArrayToJson(values)).

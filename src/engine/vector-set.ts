@@ -409,8 +409,8 @@ export class VectorSet {
           graph: (n) => graph.search(dense, n, Math.max(ef, n)),
           tail,
           tailBest: (n) => bestOf(tail, n, denseScorer, idOf).map((h) => h.label),
-          dense: (label) => scorer.denseScore(label),
-          sparse: (label) => this.sparse.dot(label, prepared),
+          dense: (labels, count, out) => scorer.denseScores(labels, count, out),
+          sparse: (labels, count, out) => this.sparse.dots(prepared, labels, count, out),
           sparseCandidates: (n) => this.sparse.candidates(prepared, n, HYBRID_POSTINGS_COVERAGE),
           sparseReaching: (tau) =>
             this.sparse.reaching(prepared, tau, q.hybridThresholdLimits?.maxPostings ?? HYBRID_THRESHOLD_MAX_POSTINGS, q.hybridThresholdLimits?.maxRecords ?? HYBRID_THRESHOLD_MAX_RECORDS),

@@ -52,20 +52,60 @@ export interface HybridSources {
   tail: readonly number[];
   /** The tail's best `n` labels by dense score, best first (an exact scan of the tail). */
   tailBest(n: number): readonly number[];
-  /** Exact dense part of a label's score, unrounded (Scorer.denseScore). */
-  dense(label: number): number;
-  /**
-   * Exact sparse part of a label's score; NaN when it shares no dimension with the query.
-   * The scorer's own sparse part, so offer() hands it to rankWith() rather than computing it twice.
-   */
-  sparse(label: number): number;
+  /** Exact dense parts of labels[0..count) into out, unrounded (Scorer.denseScores). */
+  dense(labels: Uint32Array, count: number, out: Float64Array): void;
+  /** Exact sparse parts of labels[0..count) into out; NaN where a label shares no dimension with the query. */
+  sparse(labels: Uint32Array, count: number, out: Float64Array): void;
   /** The postings' best n labels by partial sparse score (approximate). */
   sparseCandidates(n: number): readonly number[];
   /** Every label whose sparse score reaches tau > 0 (and none clearly below it); undefined when too costly. */
   sparseReaching(tau: number): readonly number[] | undefined;
-  /** Exact hybrid scoring (dense + sparse): rankWith(label, dense(label)) is the rank. */
+  /** Exact hybrid scoring (dense + sparse): rankWith(label, dense, sparse) is the rank. */
   scorer: Scorer;
   idOf(label: number): string;
+}
+
+/**
+ * Labels to score, each once, with their exact dense and sparse parts: one batch per
+ * step, scored by two calls (native when the addon is loaded) rather than label by label.
+ */
+class Batch {
+  labels = new Uint32Array(256);
+  dense = new Float64Array(256);
+  sparse = new Float64Array(256);
+  count = 0;
+  private readonly seen = new Set<number>();
+
+  /** Adds the label unless an earlier step or this batch has it; whether it was added. */
+  add(label: number): boolean {
+    if (this.seen.has(label)) return false;
+    this.seen.add(label);
+    if (this.count === this.labels.length) {
+      const grown = new Uint32Array(this.count * 2);
+      grown.set(this.labels);
+      this.labels = grown;
+      this.dense = new Float64Array(grown.length);
+      this.sparse = new Float64Array(grown.length);
+    }
+    this.labels[this.count++] = label;
+    return true;
+  }
+
+  score(s: HybridSources): void {
+    s.dense(this.labels, this.count, this.dense);
+    s.sparse(this.labels, this.count, this.sparse);
+  }
+
+  /** Offers every label of the batch to `top` by its exact hybrid rank, then empties the batch (seen labels stay seen). */
+  offerAll(s: HybridSources, top: TopK): void {
+    for (let i = 0; i < this.count; i++) {
+      const label = this.labels[i];
+      const rank = s.scorer.rankWith(label, this.dense[i], this.sparse[i]);
+      if (rank !== rank) continue;
+      if (top.admits(rank)) top.offer(label, s.idOf(label), rank);
+    }
+    this.count = 0;
+  }
 }
 
 /**
@@ -77,48 +117,30 @@ export function hybridSearch(topK: number, multiple: number = HYBRID_CANDIDATE_M
   const fromGraph = s.graph(n);
   // Fewer than asked: the walk did not reach n records, so nothing bounds the others.
   if (fromGraph.length < n) return undefined;
-  // Dense parts computed once: for dMax, then for the rank.
-  const denseOf = new Map<number, number>();
-  let dMax = Infinity;
-  for (const label of fromGraph) {
-    const d = s.dense(label);
-    denseOf.set(label, d);
-    dMax = Math.min(dMax, d);
-  }
   let fromTail: readonly number[] = s.tail;
-  if (fromTail.length > n) {
-    fromTail = s.tailBest(n);
-    dMax = Math.max(dMax, s.dense(fromTail[fromTail.length - 1]));
-  }
+  const tailCut = fromTail.length > n;
+  if (tailCut) fromTail = s.tailBest(n);
 
+  // Step 1: the graph's, the tail's and the postings' candidates, scored in one batch.
+  // The graph's come first, so batch.dense[0..graphCount) are their dense parts.
+  const batch = new Batch();
+  for (const label of fromGraph) batch.add(label);
+  const graphCount = batch.count;
+  for (const label of fromTail) batch.add(label);
+  for (const label of s.sparseCandidates(n)) batch.add(label);
+  batch.score(s);
+  // dMax: every record outside the dense candidates (a graph record past the graph's best
+  // n, or a tail record past the tail's best n) scores at most this on the dense part.
+  let dMax = Infinity;
+  for (let i = 0; i < graphCount; i++) dMax = Math.min(dMax, batch.dense[i]);
+  if (tailCut) {
+    const at = batch.labels.subarray(0, batch.count).indexOf(fromTail[fromTail.length - 1]);
+    dMax = Math.max(dMax, batch.dense[at]);
+  }
   const top = new TopK(topK);
-  const seen = new Set<number>();
-  const offer = (label: number, outside: boolean): void => {
-    if (seen.has(label)) return;
-    seen.add(label);
-    let d = denseOf.get(label);
-    let sparse: number | undefined;
-    if (d === undefined) {
-      const theta = top.threshold;
-      if (outside && theta !== undefined) {
-        // Outside the dense candidates the dense part is at most dMax (the premise of
-        // step 2): when even dMax + its sparse part rounds below θ, the record cannot
-        // enter (d ≤ dMax ⇒ d + sparse ≤ dMax + sparse, rounding is monotonic), so its
-        // dense part — most of a hybrid query's cost — is never computed.
-        sparse = s.sparse(label);
-        if (Math.fround(dMax + (sparse === sparse ? sparse : 0)) < theta) return;
-      }
-      d = s.dense(label);
-    }
-    const rank = s.scorer.rankWith(label, d, sparse);
-    if (rank !== rank) return;
-    if (top.admits(rank)) top.offer(label, s.idOf(label), rank);
-  };
-  for (const label of fromGraph) offer(label, false);
-  for (const label of fromTail) offer(label, false);
-  // Every record not offered yet is outside the dense candidates: a graph record past the
-  // graph's best n, or a tail record past the tail's best n (dMax covers both).
-  for (const label of s.sparseCandidates(n)) offer(label, true);
+  batch.offerAll(s, top);
+
+  // Step 2: every record whose sparse part could lift it past θ0.
   const theta = top.threshold;
   let bounded = false;
   if (theta !== undefined) {
@@ -126,7 +148,9 @@ export function hybridSearch(topK: number, multiple: number = HYBRID_CANDIDATE_M
     const tau = theta - dMax - 2.5e-7 * (Math.abs(theta) + Math.abs(dMax));
     const reaching = tau > 0 ? s.sparseReaching(tau) : undefined;
     if (reaching) {
-      for (const label of reaching) offer(label, true);
+      for (const label of reaching) batch.add(label);
+      batch.score(s);
+      batch.offerAll(s, top);
       bounded = true;
     }
   }

@@ -124,6 +124,15 @@ export class SparseIndex {
     return this.store.dot(label, q.dims, q.weights);
   }
 
+  /** dot() of labels[0..count) into out[0..count), natively when the addon is loaded (bit for bit the same). */
+  dots(q: PreparedSparse, labels: Uint32Array, count: number, out: Float64Array): void {
+    if (this.native && count > 0) {
+      this.native.sparseDots(q.dims, q.weights, [this.gen, ...this.store.arrays()], labels, count, out);
+      return;
+    }
+    for (let i = 0; i < count; i++) out[i] = this.store.dot(labels[i], q.dims, q.weights);
+  }
+
   get hasWork(): boolean {
     return this.deferred || this.postings.hasWork;
   }

@@ -351,6 +351,13 @@ describe('SparseIndex native and JavaScript paths', () => {
         const reach = (x: SparseIndex): number[] | undefined => x.reaching(q, 0.2)?.sort((u, v) => u - v);
         assert.deepEqual(reach(a), reach(b), `q${qi} reaching`);
       }
+      // dots(): the native sums are the JavaScript ones bit for bit (NaN where nothing is shared).
+      const labels = Uint32Array.from({ length: 300 }, (_, i) => (i * 37 + qi) % 5000);
+      const [na, nb] = [new Float64Array(300), new Float64Array(300)];
+      a.dots(q, labels, 300, na);
+      b.dots(q, labels, 300, nb);
+      labels.forEach((label, i) => assert.ok(Object.is(na[i], nb[i]) && Object.is(nb[i], b.dot(label, q)), `q${qi} label ${label}: ${na[i]} vs ${nb[i]}`));
+      assert.ok(nb.some((x) => x === x) && nb.some((x) => x !== x), 'both shared and unshared dimensions occur');
       for (const [n, coverage] of [[5, 0.5], [50, 0.3], [100000, 1]]) {
         const sortedLabels = (xs: number[]): number[] => xs.sort((x, y) => x - y);
         assert.deepEqual(sortedLabels(a.candidates(q, n, coverage)), sortedLabels(b.candidates(q, n, coverage)), `q${qi} n=${n} coverage=${coverage}`);
@@ -375,6 +382,9 @@ describe('SparseIndex native and JavaScript paths', () => {
     assert.deepEqual([...addon.sparseCandidates([entries], meta, dims, weights, state(), 1, 0.5)], [0]);
     assert.deepEqual([...(addon.sparseReaching([entries], meta, dims, weights, state(), 0.3, Infinity, Infinity, 1) ?? [])], [0]);
     assert.equal(addon.sparseReaching([entries], meta, dims, weights, state(), 0.3, 1, Infinity, 1), undefined);
+    const out = new Float64Array(3);
+    addon.sparseDots(dims, weights, state(), Uint32Array.of(1, 0, 2), 3, out);
+    assert.deepEqual([...out], [0.25, 0.5, NaN]);
     const bad: [string, () => unknown][] = [
       ['too few arguments', () => (addon.sparseSearch as unknown as (...a: unknown[]) => unknown)([entries], meta, dims, weights, state())],
       ['dims not a Uint32Array', () => addon.sparseSearch([entries], meta, Float32Array.of(7) as unknown as Uint32Array, weights, state(), null, 1, 1, 1)],
@@ -390,6 +400,9 @@ describe('SparseIndex native and JavaScript paths', () => {
       ['coverage above 1', () => addon.sparseCandidates([entries], meta, dims, weights, state(), 1, 2)],
       ['tau 0', () => addon.sparseReaching([entries], meta, dims, weights, state(), 0, 1, 1, 1)],
       ['pairsPerRecord NaN', () => addon.sparseReaching([entries], meta, dims, weights, state(), 1, 1, 1, NaN)],
+      ['dots: count past the labels', () => addon.sparseDots(dims, weights, state(), Uint32Array.of(0), 2, out)],
+      ['dots: out too small', () => addon.sparseDots(dims, weights, state(), Uint32Array.of(0, 1), 2, new Float64Array(1))],
+      ['dots: weights shorter than dims', () => addon.sparseDots(dims, new Float32Array(0), state(), Uint32Array.of(0), 1, out)],
     ];
     for (const [what, f] of bad) assert.throws(f, TypeError, what);
     // Labels beyond the generation table: an Error, not a crash.
@@ -399,6 +412,7 @@ describe('SparseIndex native and JavaScript paths', () => {
     const s = state();
     s[3][0] = 5;
     assert.throws(() => addon.sparseSearch([entries], meta, dims, weights, s, null, 1, 1, 1), /outside/);
+    assert.throws(() => addon.sparseDots(dims, weights, s, Uint32Array.of(0), 1, out), /outside/);
   });
 });
 

@@ -63,6 +63,13 @@ for (const metric of ['cosine', 'euclidean', 'dotproduct'] as Metric[]) {
           const scorer = new Scorer(metric, arena, { dense: query });
           assert.deepEqual(bestOf(labels, k, scorer, idOf), reference(scorer, labels, k, idOf), `query ${q}, k ${k}`);
         }
+        // denseScores: bit for bit denseScore, in any label order and any count (groups of four and a remainder).
+        const scorer = new Scorer(metric, arena, { dense: query });
+        const picked = Uint32Array.from({ length: 103 }, (_, i) => (i * 7919 + q * 13) % n);
+        const out = new Float64Array(picked.length).fill(12345);
+        scorer.denseScores(picked, 102, out);
+        picked.subarray(0, 102).forEach((label, i) => assert.ok(Object.is(out[i], scorer.denseScore(label)), `query ${q}, label ${label}: ${out[i]} vs ${scorer.denseScore(label)}`));
+        assert.equal(out[102], 12345, 'nothing written past count');
       }
     });
   }
@@ -81,4 +88,13 @@ test('the native call rejects malformed arguments with a TypeError instead of re
   assert.throws(() => call({ count: 101 }), TypeError); // count past the labels
   assert.throws(() => call({ out: new Uint32Array(10) }), TypeError); // out too small
   assert.throws(() => call({ query: new Float32Array(0) }), TypeError);
+  const scores = new Float64Array(100);
+  const dense = (over: Partial<{ labels: Uint32Array; count: number; out: Float64Array; query: Float32Array }>): void =>
+    nativeAddon!.denseScores(over.query ?? Float32Array.of(1, 0, 0, 0), 2, 1, arena.chunkList, 10, arena.norms, over.labels ?? labels, over.count ?? 100, over.out ?? scores);
+  dense({});
+  assert.deepEqual([...scores.subarray(0, 3)], [0, 1, 2]);
+  assert.throws(() => dense({ labels: Uint32Array.of(5000, ...labels.subarray(1)) }), TypeError);
+  assert.throws(() => dense({ count: 101 }), TypeError);
+  assert.throws(() => dense({ out: new Float64Array(10) }), TypeError);
+  assert.throws(() => dense({ query: new Float32Array(0) }), TypeError);
 });
