@@ -148,8 +148,8 @@ export function bestOf(
   scorer: Scorer,
   idOf: (label: number) => string,
 ): ScoredHit[] {
-  const top = new TopK(topK);
   if (topK === 0) return [];
+  const top = new TopK(topK);
   let count = 0;
   for (const label of labels) {
     if (count === scratchLabels.length) {
