@@ -16,7 +16,7 @@
 // A non-finite float32 result (float32 overflow the float64 sum does not have) or a
 // zero norm under cosine keeps the label unconditionally.
 //
-// denseScores(query, metric, qNorm, chunks, chunkShift, norms, labels, count, out) writes
+// denseScores(query, metric, chunks, chunkShift, norms, labels, count, qNorm, out) writes
 // to out[i] the exact dense part of labels[i]'s score: what Scorer.denseScore() computes
 // in JavaScript, bit for bit. Each label's sum is the same float64 sum in the same order
 // (products of float32 values as doubles, which are exact; additions in dimension order;
@@ -34,6 +34,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -115,6 +116,55 @@ class Chunks {
   std::vector<size_t> lengths_;
 };
 
+// The arguments candidates() and denseScores() share, in this order: the query, the
+// metric, the arena (chunks, chunk shift, norms) and the labels to score.
+struct Scan {
+  const float* q;
+  size_t dim;
+  int32_t metric;
+  napi_value chunks;  // read through a Chunks
+  uint32_t chunkCount;
+  uint32_t shift;
+  const double* norms;
+  size_t normsLength;
+  const uint32_t* labels;
+  uint32_t count;
+
+  // Label `label`'s vector, or null when it lies outside the arena.
+  const float* Vector(Chunks& chunks, uint32_t label) const {
+    const float* chunk;
+    size_t length;
+    const size_t at = size_t(label & ((1u << shift) - 1)) * dim;
+    if (!chunks.Get(label >> shift, &chunk, &length) || at + dim > length || label >= normsLength) return nullptr;
+    return chunk + at;
+  }
+};
+
+// Parses argv[0..7) into *scan; false after throwing a TypeError that names `fn`.
+bool parseScan(napi_env env, const char* fn, napi_value* argv, Scan* scan) {
+  const std::string name(fn);
+  const auto bad = [&](const char* what) { return fail(env, (name + ": " + what).c_str()), false; };
+  void* data;
+  size_t length;
+  if (!typedArray(env, argv[0], napi_float32_array, &data, &scan->dim) || scan->dim == 0) return bad("query must be a non-empty Float32Array");
+  scan->q = static_cast<const float*>(data);
+  if (napi_get_value_int32(env, argv[1], &scan->metric) != napi_ok || scan->metric < 0 || scan->metric > 2) return bad("bad metric");
+  bool isArray = false;
+  if (napi_is_array(env, argv[2], &isArray) != napi_ok || !isArray || napi_get_array_length(env, argv[2], &scan->chunkCount) != napi_ok) {
+    return bad("chunks must be an array");
+  }
+  scan->chunks = argv[2];
+  int32_t shift;
+  if (napi_get_value_int32(env, argv[3], &shift) != napi_ok || shift < 0 || shift > 24) return bad("bad chunk shift");
+  scan->shift = uint32_t(shift);
+  if (!typedArray(env, argv[4], napi_float64_array, &data, &scan->normsLength)) return bad("norms must be a Float64Array");
+  scan->norms = static_cast<const double*>(data);
+  if (!typedArray(env, argv[5], napi_uint32_array, &data, &length)) return bad("labels must be a Uint32Array");
+  scan->labels = static_cast<const uint32_t*>(data);
+  if (napi_get_value_uint32(env, argv[6], &scan->count) != napi_ok || scan->count > length) return bad("bad count");
+  return true;
+}
+
 // Exact dense parts of four labels at once (d[0..4) their vectors), as JavaScript sums them.
 template <int kMetric>
 void exact4(const double* q, const float* const* d, uint32_t dim, double* out) {
@@ -148,43 +198,21 @@ napi_value Candidates(napi_env env, napi_callback_info info) {
   if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc != 9) {
     return fail(env, "candidates: 9 arguments expected");
   }
-  void* qData;
-  size_t dim;
-  if (!typedArray(env, argv[0], napi_float32_array, &qData, &dim) || dim == 0) return fail(env, "candidates: query must be a non-empty Float32Array");
-  const float* q = static_cast<const float*>(qData);
-  int32_t metric, shift;
-  uint32_t count, k;
-  if (napi_get_value_int32(env, argv[1], &metric) != napi_ok || metric < 0 || metric > 2) return fail(env, "candidates: bad metric");
-  if (napi_get_value_int32(env, argv[3], &shift) != napi_ok || shift < 0 || shift > 24) return fail(env, "candidates: bad chunk shift");
-  void* normsData;
-  size_t normsLength;
-  if (!typedArray(env, argv[4], napi_float64_array, &normsData, &normsLength)) return fail(env, "candidates: norms must be a Float64Array");
-  const double* norms = static_cast<const double*>(normsData);
-  void* labelsData;
-  size_t labelsLength;
-  if (!typedArray(env, argv[5], napi_uint32_array, &labelsData, &labelsLength)) return fail(env, "candidates: labels must be a Uint32Array");
-  const uint32_t* labels = static_cast<const uint32_t*>(labelsData);
-  if (napi_get_value_uint32(env, argv[6], &count) != napi_ok || count > labelsLength) return fail(env, "candidates: bad count");
+  Scan scan;
+  if (!parseScan(env, "candidates", argv, &scan)) return nullptr;
+  uint32_t k;
   if (napi_get_value_uint32(env, argv[7], &k) != napi_ok || k == 0) return fail(env, "candidates: bad k");
   void* outData;
   size_t outLength;
-  if (!typedArray(env, argv[8], napi_uint32_array, &outData, &outLength) || outLength < count) return fail(env, "candidates: out must be a Uint32Array of at least count");
+  if (!typedArray(env, argv[8], napi_uint32_array, &outData, &outLength) || outLength < scan.count) return fail(env, "candidates: out must be a Uint32Array of at least count");
   uint32_t* out = static_cast<uint32_t*>(outData);
-
-  // The chunks' data pointers, looked up once each.
-  napi_value chunksArray = argv[2];
-  uint32_t chunkCount;
-  if (napi_get_array_length(env, chunksArray, &chunkCount) != napi_ok) return fail(env, "candidates: chunks must be an array");
-  std::vector<const float*> chunks(chunkCount);
-  std::vector<size_t> chunkLengths(chunkCount);
-  for (uint32_t c = 0; c < chunkCount; c++) {
-    napi_value chunk;
-    void* data;
-    if (napi_get_element(env, chunksArray, c, &chunk) != napi_ok || !typedArray(env, chunk, napi_float32_array, &data, &chunkLengths[c])) {
-      return fail(env, "candidates: every chunk must be a Float32Array");
-    }
-    chunks[c] = static_cast<const float*>(data);
-  }
+  Chunks chunks(env, scan.chunks, scan.chunkCount);
+  const float* q = scan.q;
+  const size_t dim = scan.dim;
+  const int32_t metric = scan.metric;
+  const double* norms = scan.norms;
+  const uint32_t* labels = scan.labels;
+  const uint32_t count = scan.count;
 
   if (count <= k) {
     std::memcpy(out, labels, count * sizeof(uint32_t));
@@ -198,14 +226,11 @@ napi_value Candidates(napi_env env, napi_callback_info info) {
   qNorm = std::sqrt(qNorm);
   const double unit = double(2 * dim + 8) / 16777216.0;  // (2·dim + 8)·2⁻²⁴
   const double underflow = std::ldexp(double(dim + 8), -148);  // (dim + 8)·2⁻¹⁴⁸
-  const uint32_t mask = (1u << shift) - 1;
   std::vector<double> lo(count), hi(count);
   for (uint32_t i = 0; i < count; i++) {
     const uint32_t label = labels[i];
-    const uint32_t c = label >> shift;
-    const size_t at = size_t(label & mask) * dim;
-    if (c >= chunkCount || at + dim > chunkLengths[c] || label >= normsLength) return fail(env, "candidates: label outside the arena");
-    const float* d = chunks[c] + at;
+    const float* d = scan.Vector(chunks, label);
+    if (!d) return fail(env, "candidates: label outside the arena");
     double rank, bound;
     if (metric == kEuclidean) {
       const double dist = l2(q, d, uint32_t(dim));
@@ -246,53 +271,32 @@ napi_value DenseScores(napi_env env, napi_callback_info info) {
   if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc != 9) {
     return fail(env, "denseScores: 9 arguments expected");
   }
-  void* qData;
-  size_t dim;
-  if (!typedArray(env, argv[0], napi_float32_array, &qData, &dim) || dim == 0) return fail(env, "denseScores: query must be a non-empty Float32Array");
-  int32_t metric, shift;
+  Scan scan;
+  if (!parseScan(env, "denseScores", argv, &scan)) return nullptr;
   double qNorm;
-  uint32_t count;
-  if (napi_get_value_int32(env, argv[1], &metric) != napi_ok || metric < 0 || metric > 2) return fail(env, "denseScores: bad metric");
-  if (napi_get_value_double(env, argv[2], &qNorm) != napi_ok) return fail(env, "denseScores: qNorm must be a number");
-  if (napi_get_value_int32(env, argv[4], &shift) != napi_ok || shift < 0 || shift > 24) return fail(env, "denseScores: bad chunk shift");
-  void* normsData;
-  size_t normsLength;
-  if (!typedArray(env, argv[5], napi_float64_array, &normsData, &normsLength)) return fail(env, "denseScores: norms must be a Float64Array");
-  const double* norms = static_cast<const double*>(normsData);
-  void* labelsData;
-  size_t labelsLength;
-  if (!typedArray(env, argv[6], napi_uint32_array, &labelsData, &labelsLength)) return fail(env, "denseScores: labels must be a Uint32Array");
-  const uint32_t* labels = static_cast<const uint32_t*>(labelsData);
-  if (napi_get_value_uint32(env, argv[7], &count) != napi_ok || count > labelsLength) return fail(env, "denseScores: bad count");
+  if (napi_get_value_double(env, argv[7], &qNorm) != napi_ok) return fail(env, "denseScores: qNorm must be a number");
   void* outData;
   size_t outLength;
-  if (!typedArray(env, argv[8], napi_float64_array, &outData, &outLength) || outLength < count) return fail(env, "denseScores: out must be a Float64Array of at least count");
+  if (!typedArray(env, argv[8], napi_float64_array, &outData, &outLength) || outLength < scan.count) return fail(env, "denseScores: out must be a Float64Array of at least count");
   double* out = static_cast<double*>(outData);
-  bool isArray = false;
-  uint32_t chunkCount;
-  if (napi_is_array(env, argv[3], &isArray) != napi_ok || !isArray || napi_get_array_length(env, argv[3], &chunkCount) != napi_ok) return fail(env, "denseScores: chunks must be an array");
-  Chunks chunks(env, argv[3], chunkCount);
+  Chunks chunks(env, scan.chunks, scan.chunkCount);
 
-  const float* qf = static_cast<const float*>(qData);
-  std::vector<double> q(qf, qf + dim);
-  const uint32_t mask = (1u << shift) - 1;
+  std::vector<double> q(scan.q, scan.q + scan.dim);
+  const uint32_t* labels = scan.labels;
+  const uint32_t count = scan.count;
   const float* d[4];
   double sums[4];
   for (uint32_t from = 0; from < count; from += 4) {
     const uint32_t n = std::min<uint32_t>(4, count - from);
     for (uint32_t j = 0; j < 4; j++) {
       // A group of fewer than four repeats its first label; only n results are kept.
-      const uint32_t label = labels[from + (j < n ? j : 0)];
-      const float* chunk;
-      size_t length;
-      const size_t at = size_t(label & mask) * dim;
-      if (!chunks.Get(label >> shift, &chunk, &length) || at + dim > length || label >= normsLength) return fail(env, "denseScores: label outside the arena");
-      d[j] = chunk + at;
+      d[j] = scan.Vector(chunks, labels[from + (j < n ? j : 0)]);
+      if (!d[j]) return fail(env, "denseScores: label outside the arena");
     }
-    if (metric == kEuclidean) exact4<kEuclidean>(q.data(), d, uint32_t(dim), sums);
-    else exact4<kDot>(q.data(), d, uint32_t(dim), sums);
+    if (scan.metric == kEuclidean) exact4<kEuclidean>(q.data(), d, uint32_t(scan.dim), sums);
+    else exact4<kDot>(q.data(), d, uint32_t(scan.dim), sums);
     for (uint32_t j = 0; j < n; j++) {
-      out[from + j] = metric == kCosine ? sums[j] / (qNorm * norms[labels[from + j]]) : sums[j];
+      out[from + j] = scan.metric == kCosine ? sums[j] / (qNorm * scan.norms[labels[from + j]]) : sums[j];
     }
   }
   napi_value undefined;

@@ -28,12 +28,12 @@ export interface NativeAddon {
   denseScores(
     query: Float32Array,
     metric: 0 | 1 | 2,
-    qNorm: number,
     chunks: readonly Float32Array[],
     chunkShift: number,
     norms: Float64Array,
     labels: Uint32Array,
     count: number,
+    qNorm: number,
     out: Float64Array,
   ): void;
   /**

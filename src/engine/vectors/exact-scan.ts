@@ -77,7 +77,7 @@ export class Scorer {
   denseScores(labels: Uint32Array, count: number, out: Float64Array): void {
     const dense = this.q.dense;
     if (dense && nativeAddon && count > 0) {
-      nativeAddon.denseScores(dense, METRIC_CODE[this.metric], this.qNorm, this.arena.chunkList, CHUNK_SHIFT, this.arena.norms, labels, count, out);
+      nativeAddon.denseScores(dense, METRIC_CODE[this.metric], this.arena.chunkList, CHUNK_SHIFT, this.arena.norms, labels, count, this.qNorm, out);
       return;
     }
     for (let i = 0; i < count; i++) out[i] = this.denseScore(labels[i]);

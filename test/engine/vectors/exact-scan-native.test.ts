@@ -90,7 +90,7 @@ test('the native call rejects malformed arguments with a TypeError instead of re
   assert.throws(() => call({ query: new Float32Array(0) }), TypeError);
   const scores = new Float64Array(100);
   const dense = (over: Partial<{ labels: Uint32Array; count: number; out: Float64Array; query: Float32Array }>): void =>
-    nativeAddon!.denseScores(over.query ?? Float32Array.of(1, 0, 0, 0), 2, 1, arena.chunkList, 10, arena.norms, over.labels ?? labels, over.count ?? 100, over.out ?? scores);
+    nativeAddon!.denseScores(over.query ?? Float32Array.of(1, 0, 0, 0), 2, arena.chunkList, 10, arena.norms, over.labels ?? labels, over.count ?? 100, 1, over.out ?? scores);
   dense({});
   assert.deepEqual([...scores.subarray(0, 3)], [0, 1, 2]);
   assert.throws(() => dense({ labels: Uint32Array.of(5000, ...labels.subarray(1)) }), TypeError);
