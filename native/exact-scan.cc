@@ -140,10 +140,13 @@ struct Scan {
   }
 };
 
-// Parses argv[0..7) into *scan; false after throwing a TypeError that names `fn`.
-bool parseScan(napi_env env, const char* fn, napi_value* argv, Scan* scan) {
+// Reads the call's 9 arguments into argv and parses argv[0..7) into *scan; false after
+// throwing a TypeError that names `fn`.
+bool parseScan(napi_env env, napi_callback_info info, const char* fn, napi_value* argv, Scan* scan) {
   const std::string name(fn);
   const auto bad = [&](const char* what) { return fail(env, (name + ": " + what).c_str()), false; };
+  size_t argc = 9;
+  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc != 9) return bad("9 arguments expected");
   void* data;
   size_t length;
   if (!typedArray(env, argv[0], napi_float32_array, &data, &scan->dim) || scan->dim == 0) return bad("query must be a non-empty Float32Array");
@@ -193,13 +196,9 @@ void exact4(const double* q, const float* const* d, uint32_t dim, double* out) {
 }  // namespace
 
 napi_value Candidates(napi_env env, napi_callback_info info) {
-  size_t argc = 9;
   napi_value argv[9];
-  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc != 9) {
-    return fail(env, "candidates: 9 arguments expected");
-  }
   Scan scan;
-  if (!parseScan(env, "candidates", argv, &scan)) return nullptr;
+  if (!parseScan(env, info, "candidates", argv, &scan)) return nullptr;
   uint32_t k;
   if (napi_get_value_uint32(env, argv[7], &k) != napi_ok || k == 0) return fail(env, "candidates: bad k");
   void* outData;
@@ -266,13 +265,9 @@ napi_value Candidates(napi_env env, napi_callback_info info) {
 }
 
 napi_value DenseScores(napi_env env, napi_callback_info info) {
-  size_t argc = 9;
   napi_value argv[9];
-  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc != 9) {
-    return fail(env, "denseScores: 9 arguments expected");
-  }
   Scan scan;
-  if (!parseScan(env, "denseScores", argv, &scan)) return nullptr;
+  if (!parseScan(env, info, "denseScores", argv, &scan)) return nullptr;
   double qNorm;
   if (napi_get_value_double(env, argv[7], &qNorm) != napi_ok) return fail(env, "denseScores: qNorm must be a number");
   void* outData;

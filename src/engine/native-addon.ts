@@ -8,34 +8,14 @@ export interface NativeAddon {
   /**
    * The exact scan's pre-pass (native/exact-scan.cc; used by vectors/exact-scan.ts):
    * writes to `out` the labels of `labels[0..count)` that can be among the best `k` and
-   * returns how many. metric: 0 cosine, 1 euclidean, 2 dot product.
+   * returns how many.
    */
-  candidates(
-    query: Float32Array,
-    metric: 0 | 1 | 2,
-    chunks: readonly Float32Array[],
-    chunkShift: number,
-    norms: Float64Array,
-    labels: Uint32Array,
-    count: number,
-    k: number,
-    out: Uint32Array,
-  ): number;
+  candidates(...args: [...ScanNativeArgs, k: number, out: Uint32Array]): number;
   /**
    * Exact dense parts of labels[0..count)'s scores into out (native/exact-scan.cc; used by
    * vectors/exact-scan.ts): bit for bit what Scorer.denseScore() computes, `qNorm` its query norm.
    */
-  denseScores(
-    query: Float32Array,
-    metric: 0 | 1 | 2,
-    chunks: readonly Float32Array[],
-    chunkShift: number,
-    norms: Float64Array,
-    labels: Uint32Array,
-    count: number,
-    qNorm: number,
-    out: Float64Array,
-  ): void;
+  denseScores(...args: [...ScanNativeArgs, qNorm: number, out: Float64Array]): void;
   /**
    * Sparse search over one namespace's inverted index (native/sparse-search.cc; used by
    * sparse/sparse-index.ts, which rescores what they return). The first five arguments
@@ -57,6 +37,21 @@ export interface NativeAddon {
   /** What this CPU can run (graph/hnsw-binding.ts); all false off x86-64. */
   cpuFeatures(): { avx2: boolean; fma: boolean };
 }
+
+/**
+ * A dense query and the arena it is scored against, as native/exact-scan.cc takes them:
+ * metric 0 cosine, 1 euclidean, 2 dot product; the arena's chunks, chunk shift and norms;
+ * the labels to score, labels[0..count).
+ */
+export type ScanNativeArgs = [
+  query: Float32Array,
+  metric: 0 | 1 | 2,
+  chunks: readonly Float32Array[],
+  chunkShift: number,
+  norms: Float64Array,
+  labels: Uint32Array,
+  count: number,
+];
 
 /**
  * A sparse query and the index it runs on, as native/sparse-search.cc takes them: per
