@@ -76,9 +76,9 @@ class Batch {
   count = 0;
   private readonly seen = new Set<number>();
 
-  /** Adds the label unless an earlier step or this batch has it; whether it was added. */
-  add(label: number): boolean {
-    if (this.seen.has(label)) return false;
+  /** Adds the label unless an earlier step or this batch has it. */
+  add(label: number): void {
+    if (this.seen.has(label)) return;
     this.seen.add(label);
     if (this.count === this.labels.length) {
       const grown = new Uint32Array(this.count * 2);
@@ -88,7 +88,6 @@ class Batch {
       this.sparse = new Float64Array(grown.length);
     }
     this.labels[this.count++] = label;
-    return true;
   }
 
   score(s: HybridSources): void {
