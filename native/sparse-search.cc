@@ -85,21 +85,26 @@ struct Query {
   size_t n;
 };
 
-// A label's per-query state in one 16-byte slot: a postings entry's update costs one
-// cache miss (not one per array), which is most of a search's time at 100k labels.
-struct Slot {
-  double acc;          // partial (or, for plain, exact) sum
-  uint32_t touchedAt;  // epoch of the last query that touched the label
-  uint32_t offeredAt;  // epoch of the last query that scored it exactly
-};
-
+// A search's per-label state, kept small because adding a postings entry into its
+// label's sum is a random access, most of a search's time: the sums take 8 bytes a label
+// (800 KB at 100k labels, which a core's L2 cache holds) and "touched by this search" and
+// "scored exactly by it" one bit each (12.5 KB, L1). 16-byte slots with per-search epochs
+// did not fit: on this machine 46k random adds cost 123 µs into them and 26 µs into
+// doubles (the mix of one query at 100k records).
+//
+// Invariant between searches: every acc is 0 and every bit of touchedBits, offeredBits
+// and marks is clear. A Search restores it for the labels it touched when it ends (its
+// destructor, an exception included), so no search pays for the whole arrays.
 struct Scratch {
-  std::vector<Slot> slots;
-  std::vector<uint32_t> touched, survivors;
+  std::vector<double> acc;
+  std::vector<uint64_t> touchedBits, offeredBits;
+  std::vector<uint32_t> touched, survivors, offered;
+  // survivors' partial sums, side by side with them while pruned() first narrows them: read
+  // in order instead of from acc at random (twice per survivor).
+  std::vector<double> survivorAcc;
   // One bit per label, set for exactly the survivors while a search narrows them and all
   // clear between searches (SurvivorMarks).
   std::vector<uint64_t> marks;
-  uint32_t epoch = 0;
 };
 thread_local Scratch scratch;
 
@@ -206,33 +211,77 @@ class Search {
  public:
   Search(const Query& q, const Index& ix) : q_(q), ix_(ix) {
     Scratch& s = scratch;
-    if (s.slots.size() < ix.extent) {
-      s.slots.resize(ix.extent, Slot{0, 0, 0});
+    if (s.acc.size() < ix.extent) {
+      const size_t words = (ix.extent + 63) / 64;
+      s.acc.resize(ix.extent, 0.0);
+      s.touchedBits.resize(words, 0);
+      s.offeredBits.resize(words, 0);
+      s.marks.resize(words, 0);
       s.touched.resize(ix.extent);
       s.survivors.resize(ix.extent);
-      s.marks.resize((ix.extent + 63) / 64);
+      s.survivorAcc.resize(ix.extent);
     }
-    if (s.epoch == UINT32_MAX) {
-      std::fill(s.slots.begin(), s.slots.end(), Slot{0, 0, 0});
-      s.epoch = 0;
-    }
-    epoch_ = ++s.epoch;
-    slots_ = s.slots.data();
+    s.offered.clear();
+    acc_ = s.acc.data();
+    touchedBits_ = s.touchedBits.data();
+    offeredBits_ = s.offeredBits.data();
+    offered_ = &s.offered;
     touched_ = s.touched.data();
     survivors_ = s.survivors.data();
+    survivorAcc_ = s.survivorAcc.data();
     marks_ = s.marks.data();
   }
 
+  // Restores the scratch invariant: clears the sums and bits of the labels touched.
+  ~Search() {
+    for (uint32_t j = 0; j < touchedCount_; j++) {
+      const uint32_t label = touched_[j];
+      acc_[label] = 0;
+      touchedBits_[label >> 6] = 0;  // every bit set in it belongs to a touched label
+    }
+    for (const uint32_t label : *offered_) offeredBits_[label >> 6] = 0;
+  }
+  Search(const Search&) = delete;
+  Search& operator=(const Search&) = delete;
+
   double Dot(uint32_t label) const { return dot(ix_, q_.dims, q_.weights, q_.n, label); }
 
-  // Entries ahead of the one being added whose slot is fetched early: the lists are read
-  // in order, the slots at random. Indices, not pointers: with a pointer `kAhead` entries
+  bool Offered(uint32_t label) const { return (offeredBits_[label >> 6] >> (label & 63) & 1) != 0; }
+  void MarkOffered(uint32_t label) {
+    offeredBits_[label >> 6] |= uint64_t(1) << (label & 63);
+    offered_->push_back(label);
+  }
+
+  // A record's pairs lie at a random place in the pools: dot() waits for its start and
+  // length, then for its first pairs, each a cache miss. Loops over labels to score
+  // fetch the table entries kTableAhead labels early and the pairs kPairsAhead early.
+  static constexpr size_t kTableAhead = 8;
+  static constexpr size_t kPairsAhead = 4;
+  void PrefetchTable(uint32_t label) const {
+    if (label >= ix_.labels) return;
+    __builtin_prefetch(ix_.start + label);
+    __builtin_prefetch(ix_.len + label);
+  }
+  void PrefetchPairs(uint32_t label) const {
+    if (label >= ix_.labels) return;
+    const size_t at = ix_.start[label];
+    if (at >= ix_.pool) return;
+    __builtin_prefetch(ix_.indices + at);
+    __builtin_prefetch(ix_.values + at);
+  }
+  void PrefetchDot(const uint32_t* labels, size_t j, size_t count) const {
+    if (j + kTableAhead < count) PrefetchTable(labels[j + kTableAhead]);
+    if (j + kPairsAhead < count) PrefetchPairs(labels[j + kPairsAhead]);
+  }
+
+  // Entries ahead of the one being added whose sum is fetched early: the lists are read
+  // in order, the sums at random. Indices, not pointers: with a pointer `kAhead` entries
   // on, compared with the list's end, GCC at -O2 dropped the prefetch altogether (a
   // pointer past the end of an array is undefined behaviour).
   static constexpr size_t kAhead = 16;
 
-  // Calls visit(label, slot, contribution) for each live entry of the term's list, in
-  // list order, prefetching the slots ahead (Gather()'s loop).
+  // Calls visit(label, contribution) for each live entry of the term's list, in
+  // list order, prefetching the sums ahead (Gather()'s loop).
   template <typename Visit>
   void ForEachLive(const Term& t, Visit&& visit) {
     const uint32_t* e = t.entries;
@@ -242,27 +291,39 @@ class Search {
     for (size_t k = 0; k < n; k++) {
       if (k + kAhead < n) {
         const uint32_t ahead = e[3 * (k + kAhead)];
-        if (ahead < extent) __builtin_prefetch(slots_ + ahead, 1);
+        if (ahead < extent) __builtin_prefetch(acc_ + ahead, 1);
       }
       const uint32_t label = e[3 * k];
       if (label >= extent) throw Corrupt();
       if (t.stale && ix_.gen[label] != e[3 * k + 1]) continue;
-      visit(label, slots_[label], w * double(entryWeight(e + 3 * k + 2)));
+      visit(label, w * double(entryWeight(e + 3 * k + 2)));
     }
   }
 
-  // Adds the list's live entries into acc; first touches join `touched`. Returns the count.
-  uint32_t Gather(const Term& t, uint32_t count) {
-    ForEachLive(t, [&](uint32_t label, Slot& slot, double x) {
-      // Branch-free: whether a label is new to this query is a coin flip the CPU cannot
-      // predict. 0 + x is x exactly, as JavaScript's acc = 0; acc += x.
-      const bool fresh = slot.touchedAt != epoch_;
-      touched_[count] = label;
-      count += fresh;
-      const double base = fresh ? 0.0 : slot.acc;
-      slot.touchedAt = epoch_;
-      slot.acc = base + x;
-    });
+  // Adds the list's live entries into acc; first touches join `touched`. Returns how
+  // many labels are touched now.
+  uint32_t Gather(const Term& t) {
+    // A local count (the compiler cannot keep a member in a register across the stores
+    // to touched_), written back even when the list turns out corrupt: the destructor
+    // must see every label touched.
+    uint32_t count = touchedCount_;
+    try {
+      ForEachLive(t, [&](uint32_t label, double x) {
+        // Branch-free: whether a label is new to this query is a coin flip the CPU cannot
+        // predict. An untouched label's acc is 0, and 0 + x is x exactly, as JavaScript's
+        // acc = 0; acc += x.
+        uint64_t& word = touchedBits_[label >> 6];
+        const uint64_t bit = uint64_t(1) << (label & 63);
+        touched_[count] = label;
+        count += (word & bit) == 0;
+        word |= bit;
+        acc_[label] += x;
+      });
+    } catch (...) {
+      touchedCount_ = count;
+      throw;
+    }
+    touchedCount_ = count;
     return count;
   }
 
@@ -287,7 +348,7 @@ class Search {
 
   // Like Gather(), but only into the marked survivors: a list read to narrow them holds
   // mostly other labels, and testing a bit (the marks of 100k labels take 12.5 KB, so they
-  // stay in cache) costs less than reading and writing each entry's slot. (The JavaScript
+  // stay in cache) costs less than reading and writing each entry's sum. (The JavaScript
   // addTo() adds into every touched label; only survivors' sums are read after it, so the
   // answers are the same.)
   void AddToSurvivors(const Term& t) {
@@ -300,20 +361,20 @@ class Search {
       if (label >= extent) throw Corrupt();
       if ((marks_[label >> 6] >> (label & 63) & 1) == 0) continue;
       if (t.stale && ix_.gen[label] != e[3 * k + 1]) continue;
-      slots_[label].acc += w * double(entryWeight(e + 3 * k + 2));
+      acc_[label] += w * double(entryWeight(e + 3 * k + 2));
     }
   }
 
   // Keeps the survivors whose acc reaches `need` (in order), unmarking the others.
+  // Branch-free, as the survivor loops below: which survivors pass is unpredictable.
   uint32_t Narrow(uint32_t alive, double need) {
     uint32_t kept = 0;
     for (uint32_t j = 0; j < alive; j++) {
       const uint32_t label = survivors_[j];
-      if (slots_[label].acc >= need) {
-        survivors_[kept++] = label;
-      } else {
-        marks_[label >> 6] &= ~(uint64_t(1) << (label & 63));
-      }
+      const bool keep = acc_[label] >= need;
+      survivors_[kept] = label;
+      kept += keep;
+      marks_[label >> 6] &= ~(uint64_t(!keep) << (label & 63));
     }
     return kept;
   }
@@ -338,19 +399,27 @@ class Search {
   }
 
   // The (at most) k of labels[0, count) with the highest partial sums, not offered yet
-  // and allowed, into heap_ (heapSelect()).
+  // and allowed, into heap_ (heapSelect()). The sums are values[j] when given (equal to
+  // the labels' acc), else read from acc.
   template <typename Allow>
-  size_t HeapSelect(const uint32_t* labels, uint32_t count, size_t k, Allow allowed) {
+  size_t HeapSelect(const uint32_t* labels, const double* values, uint32_t count, size_t k, Allow allowed) {
     heapLabels_.resize(k);
     heapValues_.resize(k);
     uint32_t* hl = heapLabels_.data();
     double* hv = heapValues_.data();
     size_t size = 0;
+    const size_t extent = ix_.extent;
     for (uint32_t j = 0; j < count; j++) {
       const uint32_t label = labels[j];
-      const double v = slots_[label].acc;
+      double v;
+      if (values) {
+        v = values[j];
+      } else {
+        if (j + kAhead < count && labels[j + kAhead] < extent) __builtin_prefetch(acc_ + labels[j + kAhead]);
+        v = acc_[label];
+      }
       if (size == k && v <= hv[0]) continue;
-      if (slots_[label].offeredAt == epoch_ || !allowed(label)) continue;
+      if (Offered(label) || !allowed(label)) continue;
       if (size < k) {
         size_t c = size++;
         while (c > 0) {
@@ -416,12 +485,13 @@ class Search {
   }
 
   template <typename Allow>
-  void OfferBest(const uint32_t* labels, uint32_t count, Allow allowed) {
-    const size_t size = HeapSelect(labels, count, k_, allowed);
+  void OfferBest(const uint32_t* labels, const double* values, uint32_t count, Allow allowed) {
+    const size_t size = HeapSelect(labels, values, count, k_, allowed);
+    const uint32_t* best = heapLabels_.data();
     for (size_t j = 0; j < size; j++) {
-      const uint32_t label = heapLabels_[j];
-      slots_[label].offeredAt = epoch_;
-      Offer(label, Dot(label));
+      PrefetchDot(best, j, size);
+      MarkOffered(best[j]);
+      Offer(best[j], Dot(best[j]));
     }
   }
 
@@ -429,10 +499,10 @@ class Search {
   template <typename Allow>
   void Plain(Allow allowed) {
     uint32_t count = 0;
-    for (const Term& t : q_.terms) count = Gather(t, count);
+    for (const Term& t : q_.terms) count = Gather(t);
     for (uint32_t j = 0; j < count; j++) {
       const uint32_t label = touched_[j];
-      if (allowed(label)) Offer(label, slots_[label].acc);
+      if (allowed(label)) Offer(label, acc_[label]);
     }
   }
 
@@ -446,10 +516,10 @@ class Search {
     size_t nextTheta = k_;
     size_t i = 0;
     while (i < m && restFrom_[i] >= Cutoff()) {
-      count = Gather(terms[order_[i]], count);
+      count = Gather(terms[order_[i]]);
       i++;
       if (count >= nextTheta) {
-        OfferBest(touched_, count, allowed);
+        OfferBest(touched_, nullptr, count, allowed);
         nextTheta = size_t(count) * 2;
       }
     }
@@ -458,19 +528,24 @@ class Search {
     // raise θ (pruned()'s step 1 ends there), then the survivors narrowed by the new θ.
     uint32_t alive = 0;
     double need = Cutoff() - restFrom_[i];
+    const size_t extent = ix_.extent;
     for (uint32_t j = 0; j < count; j++) {
+      if (j + kAhead < count && touched_[j + kAhead] < extent) __builtin_prefetch(acc_ + touched_[j + kAhead]);
       const uint32_t label = touched_[j];
-      if (slots_[label].offeredAt == epoch_ || slots_[label].acc < need || !allowed(label)) continue;
-      survivors_[alive++] = label;
+      const double a = acc_[label];
+      survivors_[alive] = label;
+      survivorAcc_[alive] = a;
+      alive += (a >= need) & !Offered(label) & allowed(label);
     }
-    OfferBest(survivors_, alive, [](uint32_t) { return true; });
+    OfferBest(survivors_, survivorAcc_, alive, [](uint32_t) { return true; });
     need = Cutoff() - restFrom_[i];
     {
+      // The sum first: most fail it, and only the k just offered can fail the second test.
       uint32_t kept = 0;
       for (uint32_t j = 0; j < alive; j++) {
         const uint32_t label = survivors_[j];
         survivors_[kept] = label;
-        kept += slots_[label].offeredAt != epoch_ && slots_[label].acc >= need;
+        kept += survivorAcc_[j] >= need && !Offered(label);
       }
       alive = kept;
     }
@@ -484,8 +559,9 @@ class Search {
 
     const double rest = restFrom_[i];
     for (uint32_t j = 0; j < alive; j++) {
+      PrefetchDot(survivors_, j, alive);
       const uint32_t label = survivors_[j];
-      if (slots_[label].acc + rest < Cutoff()) continue;
+      if (acc_[label] + rest < Cutoff()) continue;
       Offer(label, Dot(label));
     }
   }
@@ -500,11 +576,11 @@ class Search {
       const Term& t = q_.terms[order_[i]];
       const double b = BoundOf(t);
       if (count > 0 && (covered >= coverage * total || b == 0)) break;
-      count = Gather(t, count);
+      count = Gather(t);
       covered += b;
     }
     if (count <= n) return std::vector<uint32_t>(touched_, touched_ + count);
-    const size_t size = HeapSelect(touched_, count, n, [](uint32_t) { return true; });
+    const size_t size = HeapSelect(touched_, nullptr, count, n, [](uint32_t) { return true; });
     return std::vector<uint32_t>(heapLabels_.begin(), heapLabels_.begin() + size);
   }
 
@@ -519,12 +595,13 @@ class Search {
     if (needed > maxPostings) return false;
     uint32_t count = 0;
     size_t i = 0;
-    while (i < m && restFrom_[i] >= floor) count = Gather(terms[order_[i++]], count);
+    while (i < m && restFrom_[i] >= floor) count = Gather(terms[order_[i++]]);
     uint32_t alive = 0;
     double need = floor - restFrom_[i];
     for (uint32_t j = 0; j < count; j++) {
       const uint32_t label = touched_[j];
-      if (slots_[label].acc >= need) survivors_[alive++] = label;
+      survivors_[alive] = label;
+      alive += acc_[label] >= need;
     }
     const double dotCost = pairsPerRecord + double(q_.n);
     SurvivorMarks marks(*this, alive);
@@ -539,7 +616,7 @@ class Search {
     if (alive > maxRecords) return false;
     for (uint32_t j = 0; j < alive; j++) {
       const uint32_t label = survivors_[j];
-      if (slots_[label].acc + restFrom_[i] >= floor && Dot(label) >= floor) out->push_back(label);
+      if (acc_[label] + restFrom_[i] >= floor && Dot(label) >= floor) out->push_back(label);
     }
     return true;
   }
@@ -553,11 +630,15 @@ class Search {
 
   const Query& q_;
   const Index& ix_;
-  uint32_t epoch_;
-  Slot* slots_;
+  double* acc_;
+  uint64_t* touchedBits_;
+  uint64_t* offeredBits_;
+  std::vector<uint32_t>* offered_;
+  uint32_t touchedCount_ = 0;
   uint64_t* marks_;
   uint32_t* touched_;
   uint32_t* survivors_;
+  double* survivorAcc_;
   std::vector<uint32_t> order_;
   std::vector<double> restFrom_;
   double slack_ = 1e-30;

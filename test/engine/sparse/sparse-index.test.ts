@@ -413,6 +413,19 @@ describe('SparseIndex native and JavaScript paths', () => {
     s[3][0] = 5;
     assert.throws(() => addon.sparseSearch([entries], meta, dims, weights, s, null, 1, 1, 1), /outside/);
     assert.throws(() => addon.sparseDots(dims, weights, s, Uint32Array.of(0), 1, out), /outside/);
+    // A list that goes bad after touching a label (1) leaves no trace: the per-thread sums
+    // and "touched" marks are cleared when a search throws, so in the next search label 1
+    // (now the best) is found again.
+    const late = Uint32Array.of(1, 0, 0, 9, 0, 0);
+    new Float32Array(late.buffer)[2] = 100;
+    assert.throws(() => addon.sparseSearch([late], Float64Array.of(2, 0, 100, 0), dims, weights, state(), null, 1, 0, 1), /outside/);
+    const flipped = Uint32Array.of(0, 0, 0, 1, 0, 0);
+    new Float32Array(flipped.buffer)[2] = 0.25;
+    new Float32Array(flipped.buffer)[5] = 0.5;
+    const flippedState = (): ReturnType<typeof state> => [new Uint32Array(2), Uint32Array.of(7, 7), Float32Array.of(0.25, 0.5), Uint32Array.of(0, 1), Uint32Array.of(1, 1)];
+    for (const strategy of [0, 1] as const) {
+      assert.deepEqual([...addon.sparseSearch([flipped], Float64Array.of(2, 0, 0.5, 0.25), dims, weights, flippedState(), null, 1, strategy, 1)], [1], `strategy ${strategy} after a failed search`);
+    }
   });
 });
 
