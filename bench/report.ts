@@ -61,6 +61,15 @@ function queryRow(name: string, p: QueryPhase): string[] {
   return [name, String(p.concurrency), String(p.queries) + (p.stoppedEarly ? '*' : ''), f(p.qps, 1), ...latencyCells(p.latency), f(p.recall, 4), String(p.shortAnswers), String(p.filterViolations)];
 }
 
+/** How the sparse-only and hybrid phases were warmed up, with each pass's p50 when recorded. */
+function warmUpText(r: BenchResult): string {
+  const sparse = r.sparse.warmUpP50Ms;
+  const hybrid = r.hybrid.warmUpP50Ms;
+  if (!sparse || !hybrid) return 'one unmeasured pass over their own queries';
+  const p50s = (xs: number[]): string => xs.map((x) => ms(x)).join(', ');
+  return `${sparse.length} unmeasured passes over their own queries (each pass's p50: sparse-only ${p50s(sparse)}; hybrid ${p50s(hybrid)})`;
+}
+
 function queryTable(r: BenchResult): Table {
   const rows = [queryRow('no filter', r.query.unfiltered.c1), queryRow('no filter', r.query.unfiltered.c8)];
   for (const fr of r.query.filtered) {
@@ -337,7 +346,7 @@ before running every query. "short": answers with fewer than min(topK, matching 
 matches. "filter violations": matches whose metadata does not satisfy the filter. Every
 phase runs warm: the unfiltered ones follow the queries run while indexing (count below) and
 20 unmeasured ones, the filtered ones follow the unfiltered ones on the same index, and the
-sparse-only and hybrid ones each follow one unmeasured pass over their own queries.
+sparse-only and hybrid ones each follow ${warmUpText(r)}.
 
 ${markdown(queryTable(r))}
 
