@@ -292,13 +292,17 @@ export class VectorService {
 
   /**
    * The engine keeps metadata only as filter columns, so the hits' metadata is read here
-   * from the record store, by id, for the k hits only. It is read when the answer is
-   * built: a write acknowledged while the query was in the worker may show in it, and a
-   * hit deleted meanwhile is answered without metadata.
+   * from the record store, by id, for the hits whose record carried metadata in the state
+   * the query saw (the engine says which: a hit without is answered without, as it was
+   * when the query ran). It is read when the answer is built: a write acknowledged while
+   * the query was in the worker may show in it, and a hit deleted meanwhile is answered
+   * without metadata.
    */
   private addMetadata(index: IndexRow, namespace: string, matches: EngineMatch[]): void {
-    if (matches.length === 0) return;
-    const stored = this.registry.store(index).metadataOf(namespace, matches.map((m) => m.id));
+    const ids: string[] = [];
+    for (const m of matches) if (m.hasMetadata) ids.push(m.id);
+    if (ids.length === 0) return;
+    const stored = this.registry.store(index).metadataOf(namespace, ids);
     for (const m of matches) {
       const metadata = stored.get(m.id);
       if (!metadata) continue;

@@ -84,9 +84,11 @@ export class EngineIndex {
     const set = this.namespaces.get(q.namespace);
     if (!set) return [];
     const hits = set.search({ dense: q.dense, sparse: q.sparse, topK: q.topK, filter: q.filter, maxCandidates: q.maxCandidates });
-    // Metadata is not held here (it lives in columns): the caller adds it from the record store.
+    // Metadata is not held here (it lives in columns): the caller adds it from the record
+    // store, for the hits whose record carries any (hasMetadata).
     return hits.map((h) => {
       const match: EngineMatch = { id: h.id, score: h.score };
+      if (q.includeMetadata) match.hasMetadata = set.hasMetadata(h.slot);
       if (q.includeValues) {
         const full = set.record(h.slot);
         const record: StoredRecord = { id: h.id };

@@ -37,6 +37,12 @@ export interface EngineMatch {
   id: string;
   score: number;
   record?: StoredRecord;
+  /**
+   * Set when the query asked for metadata: whether the record carried any in the state
+   * the query saw. The main thread reads the record store only for the hits where it is
+   * true (most lookups are page-cache misses: ~10 µs each).
+   */
+  hasMetadata?: boolean;
 }
 
 /**

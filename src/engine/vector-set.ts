@@ -247,6 +247,11 @@ export class VectorSet {
     return out;
   }
 
+  /** Whether the record at `slot` carries metadata (read from the record store when asked for). */
+  hasMetadata(slot: number): boolean {
+    return this.columns.hasMetadata(slot);
+  }
+
   /** The record's id, vector and sparse values (its metadata lives in the record store). */
   record(slot: number): StoredRecord {
     const id = this.labels.id(slot);

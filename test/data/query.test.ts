@@ -385,6 +385,31 @@ describe('data plane: query', () => {
       for (const m of onlyMd.body.matches) assert.equal(m.values, undefined);
     });
 
+    it('metadata follows each record\'s latest write: dropped by an upsert without, added by an update', async () => {
+      // The engine tells the HTTP thread which hits carry metadata (it reads the store for
+      // those only): that bit must follow every write that gives or takes metadata.
+      const ns = 'md-follows';
+      const metadataById = async (): Promise<Record<string, unknown>> => {
+        const res = await query(hosts.euclidean, { vector: [1, 1, 1, 1], topK: 10, includeMetadata: true, namespace: ns });
+        assert.equal(res.status, 200, res.text);
+        return Object.fromEntries(res.body.matches.map((m: { id: string; metadata?: unknown }) => [m.id, m.metadata ?? null]));
+      };
+      await upsert(server, hosts.euclidean, [
+        { id: 'a', values: [1, 1, 1, 1], metadata: { x: 1 } },
+        { id: 'b', values: [1, 1, 1, 2] },
+        { id: 'c', values: [1, 1, 2, 2], metadata: { x: 3 } },
+      ], ns);
+      assert.deepEqual(await metadataById(), { a: { x: 1 }, b: null, c: { x: 3 } });
+      await upsert(server, hosts.euclidean, [{ id: 'a', values: [1, 1, 1, 1] }], ns);
+      const update = await dp(server, hosts.euclidean, 'POST', '/vectors/update', { body: { id: 'b', setMetadata: { y: 'z' }, namespace: ns } });
+      assert.equal(update.status, 200, update.text);
+      assert.deepEqual(await metadataById(), { a: null, b: { y: 'z' }, c: { x: 3 } });
+      // A deleted label is reused by the next new record, which has no metadata.
+      await dp(server, hosts.euclidean, 'POST', '/vectors/delete', { body: { ids: ['c'], namespace: ns } });
+      await upsert(server, hosts.euclidean, [{ id: 'd', values: [1, 1, 2, 2] }], ns);
+      assert.deepEqual(await metadataById(), { a: null, b: { y: 'z' }, d: null });
+    });
+
     it('float32 values are printed in shortest form', async () => {
       await upsert(server, hosts.euclidean, [{ id: 'short', values: [0.1, 1 / 3, 0.7, -0.2] }], 'short');
       const res = await query(hosts.euclidean, { vector: [0, 0, 0, 0], topK: 1, includeValues: true, namespace: 'short' });

@@ -24,6 +24,12 @@ const NO_STRING = -1;
 export class MetadataColumns {
   private capacity: number;
   private live: Bitmap;
+  /**
+   * The live labels whose record carries metadata at all (any field, filterable or not):
+   * a query's includeMetadata reads the record store only for these (VectorSet.hasMetadata).
+   * A subset of `live`, as every bitmap here.
+   */
+  private described: Bitmap;
   private readonly fields = new Map<string, FieldColumn>();
 
   /**
@@ -37,6 +43,7 @@ export class MetadataColumns {
   ) {
     this.capacity = Math.max(32, initialCapacity);
     this.live = new Bitmap(this.capacity);
+    this.described = new Bitmap(this.capacity);
   }
 
   /** Number of labels holding a record. */
@@ -49,7 +56,11 @@ export class MetadataColumns {
     this.ensure(label + 1);
     if (this.live.has(label)) this.clearFields(label);
     this.live.add(label);
-    if (!metadata) return;
+    if (!metadata) {
+      this.described.delete(label);
+      return;
+    }
+    this.described.add(label);
     for (const field of Object.keys(metadata)) {
       if (this.only && !this.only.has(field)) continue;
       let column = this.fields.get(field);
@@ -66,6 +77,12 @@ export class MetadataColumns {
     if (!this.live.has(label)) return;
     this.clearFields(label);
     this.live.delete(label);
+    this.described.delete(label);
+  }
+
+  /** Whether `label`'s record carries metadata (false for a label holding no record). */
+  hasMetadata(label: number): boolean {
+    return this.described.has(label);
   }
 
   /** The labels whose metadata matches `node` (a fresh bitmap the caller may modify). */
@@ -126,6 +143,7 @@ export class MetadataColumns {
     while (capacity < needed) capacity *= 2;
     this.capacity = capacity;
     this.live = this.live.resized(capacity);
+    this.described = this.described.resized(capacity);
     for (const column of this.fields.values()) column.grow(capacity);
   }
 }
