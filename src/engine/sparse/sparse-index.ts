@@ -608,6 +608,17 @@ function cutoff(top: TopK, slack: number): number {
 
 /** Sorts a sparse vector by index and keeps the last weight of a repeated index. */
 export function prepareSparse(s: SparseValues): PreparedSparse {
+  // Clients send their indices ascending: then the arrays are the answer, copied (the
+  // caller may reuse its own). The general path below cost ~40 µs a query (a Map and
+  // typed arrays built from iterators), a twentieth of a whole sparse search.
+  let ascending = true;
+  for (let i = 1; i < s.indices.length && ascending; i++) ascending = s.indices[i - 1] < s.indices[i];
+  if (ascending) {
+    const weights = s.values.slice(0, s.indices.length);
+    let nonNegative = true;
+    for (let i = 0; i < weights.length; i++) if (weights[i] < 0) nonNegative = false;
+    return { dims: s.indices.slice(), weights, nonNegative };
+  }
   const byDim = new Map<number, number>();
   for (let i = 0; i < s.indices.length; i++) byDim.set(s.indices[i], s.values[i]);
   const dims = Uint32Array.from(byDim.keys()).sort();

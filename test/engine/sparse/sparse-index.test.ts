@@ -300,6 +300,22 @@ describe('SparseIndex reaching (hybrid search: every record whose sparse score r
     assert.ok(nonEmpty > 200, `thresholds that select records: ${nonEmpty}`);
   });
 
+  it('prepareSparse sorts by index, keeps the last weight of a repeated index and copies ascending input', () => {
+    const messy = prepareSparse({ indices: Uint32Array.of(9, 2, 9, 4000000000, 5), values: Float32Array.of(1, -2, 3, 4, 5) });
+    assert.deepEqual([...messy.dims], [2, 5, 9, 4000000000]);
+    assert.deepEqual([...messy.weights], [-2, 5, 3, 4]);
+    assert.equal(messy.nonNegative, false);
+    const input = { indices: Uint32Array.of(1, 7, 8), values: Float32Array.of(0.5, 0, 2) };
+    const sorted = prepareSparse(input);
+    assert.deepEqual([...sorted.dims], [1, 7, 8]);
+    assert.deepEqual([...sorted.weights], [0.5, 0, 2]);
+    assert.equal(sorted.nonNegative, true);
+    input.indices[0] = 99;
+    input.values[0] = 99;
+    assert.equal(sorted.dims[0], 1, 'the prepared query does not share the caller\'s arrays');
+    assert.equal(sorted.weights[0], 0.5);
+  });
+
   it('returns nothing for a threshold that is not positive (records sharing no dimension would reach it)', () => {
     const index = new SparseIndex();
     index.set(0, { indices: Uint32Array.of(1), values: Float32Array.of(0.5) });
