@@ -7,7 +7,7 @@
       # on it). Exceptions
       # on: sparse-search.cc turns an inconsistent index into a JS Error with one.
       "target_name": "conifer_native",
-      "sources": ["native/addon.cc", "native/exact-scan.cc", "native/sparse-search.cc", "native/cpu-features.cc", "native/float-json.cc"],
+      "sources": ["native/addon.cc", "native/exact-scan.cc", "native/sparse-search.cc", "native/cpu-features.cc", "native/float-json.cc", "native/release-memory.cc"],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions"],
       "cflags_cc": ["-O3", "-std=c++17", "-ffp-contract=off"]

@@ -5,6 +5,7 @@
 #include "cpu-features.h"
 #include "exact-scan.h"
 #include "float-json.h"
+#include "release-memory.h"
 #include "sparse-search.h"
 
 namespace {
@@ -27,6 +28,8 @@ napi_value Init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "sparseReaching", fn);
   napi_create_function(env, "sparseDots", NAPI_AUTO_LENGTH, SparseDots, nullptr, &fn);
   napi_set_named_property(env, exports, "sparseDots", fn);
+  napi_create_function(env, "releaseFreeMemory", NAPI_AUTO_LENGTH, ReleaseFreeMemory, nullptr, &fn);
+  napi_set_named_property(env, exports, "releaseFreeMemory", fn);
   return exports;
 }
 

@@ -36,6 +36,12 @@ export interface NativeAddon {
   float32Json(values: Float32Array): string;
   /** What this CPU can run (graph/hnsw-binding.ts); all false off x86-64. */
   cpuFeatures(): { avx2: boolean; fma: boolean };
+  /**
+   * Hands the heap memory malloc holds free back to the operating system, every thread's
+   * arena, on a libuv pool thread (native/release-memory.cc; used by
+   * worker/quiet-release.ts); resolves false where the C library has no such call.
+   */
+  releaseFreeMemory(): Promise<boolean>;
 }
 
 /**

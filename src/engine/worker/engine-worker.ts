@@ -50,6 +50,7 @@ import { nativeAddon, nativeAddonError } from '../native-addon.js';
 import { FAULT_CRASH_ID, faultInjectionEnabled } from './fault-injection.js';
 import type { IndexLoader } from './loader.js';
 import { beginRecovery } from './recovery.js';
+import { QuietRelease } from './quiet-release.js';
 
 if (!parentPort) throw new Error('engine-worker must run as a worker thread');
 const port = parentPort;
@@ -116,6 +117,9 @@ let halted = false;
 function log(level: LogLevel, msg: string, fields: Record<string, string | number>): void {
   post({ type: 'log', level, msg, fields });
 }
+
+// Heap memory freed by a burst of work goes back to the OS once the slices stop (quiet-release.ts).
+const memory = new QuietRelease((err) => log('warn', 'releasing free heap memory failed', { error: err instanceof Error ? err.message : String(err) }));
 
 // Below the HTTP thread, so it gets a core first when it wakes (thread-priority.ts).
 const settings: EngineWorkerData = { ...DEFAULT_WORKER_DATA, ...(workerData as Partial<EngineWorkerData> | null) };
@@ -198,6 +202,7 @@ function handle(msg: EngineCall): EngineReply | undefined {
     case 'flush':
       for (const [indexId, slot] of indexes) if (!slot.loader && slot.changesSinceSnapshot > 0) snapshotIndex(indexId, slot);
       halted = true; // the client terminates this worker next
+      memory.stop();
       return { type: 'reply', op: 'flush', reqId: msg.reqId, result: null };
   }
 }
@@ -317,6 +322,7 @@ function nextSlice(): void {
 function runSlice(): void {
   scheduled = false;
   if (halted) return;
+  memory.noteWork();
   const deadline = performance.now() + Math.min(MAX_SLICE_MS, Math.max(SLICE_MS, messageMs));
   messageMs = 0;
   let more = false;
