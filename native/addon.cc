@@ -30,6 +30,8 @@ napi_value Init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "sparseDots", fn);
   napi_create_function(env, "releaseFreeMemory", NAPI_AUTO_LENGTH, ReleaseFreeMemory, nullptr, &fn);
   napi_set_named_property(env, exports, "releaseFreeMemory", fn);
+  napi_create_function(env, "releaseIsolateMemory", NAPI_AUTO_LENGTH, ReleaseIsolateMemory, nullptr, &fn);
+  napi_set_named_property(env, exports, "releaseIsolateMemory", fn);
   return exports;
 }
 

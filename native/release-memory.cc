@@ -1,5 +1,7 @@
 #include "release-memory.h"
 
+#include <v8.h>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -48,4 +50,13 @@ napi_value ReleaseFreeMemory(napi_env env, napi_callback_info) {
     return nullptr;
   }
   return promise;
+}
+
+napi_value ReleaseIsolateMemory(napi_env env, napi_callback_info) {
+  // V8's own API (node-gyp compiles against the running Node's headers, so its ABI
+  // matches): N-API has no call for this. kModerate, not kCritical: incremental, no pause.
+  if (v8::Isolate* isolate = v8::Isolate::GetCurrent()) isolate->MemoryPressureNotification(v8::MemoryPressureLevel::kModerate);
+  napi_value undefined;
+  napi_get_undefined(env, &undefined);
+  return undefined;
 }

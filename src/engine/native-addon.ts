@@ -42,6 +42,11 @@ export interface NativeAddon {
    * worker/quiet-release.ts); resolves false where the C library has no such call.
    */
   releaseFreeMemory(): Promise<boolean>;
+  /**
+   * A full garbage collection of the calling thread's JavaScript heap that also shrinks
+   * it, synchronously (native/release-memory.cc; used by worker/quiet-release.ts).
+   */
+  releaseIsolateMemory(): void;
 }
 
 /**

@@ -1,8 +1,9 @@
 // The engine worker's memory release (src/engine/worker/quiet-release.ts): once per quiet
 // period after work, never during a stream of work, one at a time, never after stop();
-// and the native call it makes hands freed heap memory back to the operating system.
+// and the native calls it makes hand freed memory back to the operating system.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QuietRelease } from '../../src/engine/worker/quiet-release.js';
@@ -77,5 +78,36 @@ describe('QuietRelease', () => {
     const { released, before, after } = JSON.parse(child.stdout) as { released: boolean; before: number; after: number };
     assert.equal(released, true);
     assert.ok(before - after > 100 * 2 ** 20, `RSS ${(before / 2 ** 20).toFixed(0)} → ${(after / 2 ** 20).toFixed(0)} MiB`);
+  });
+
+  it('the isolate release shrinks a worker thread\'s grown young generation', async () => {
+    // Left alone, an idle worker keeps its young generation at the size it grew to (32
+    // MiB here); after the call V8 collects incrementally and shrinks it within a second.
+    const addonPath = new URL('../../../build/Release/conifer_native.node', import.meta.url).pathname;
+    const source = `
+      const { parentPort } = require('node:worker_threads');
+      const v8 = require('node:v8');
+      const addon = require(${JSON.stringify(addonPath)});
+      const newSpace = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+      let keep = [];
+      for (let i = 0; i < 200000; i++) {
+        keep.push({ a: i, b: 'x' + i, c: [i, i] });
+        if (keep.length > 50000) keep = [];
+      }
+      keep = null;
+      const grown = newSpace();
+      addon.releaseIsolateMemory();
+      setTimeout(() => parentPort.postMessage({ grown, later: newSpace() }), 1500);`;
+    const worker = new Worker(source, { eval: true });
+    try {
+      const { grown, later } = await new Promise<{ grown: number; later: number }>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+      assert.ok(grown >= 16 * 2 ** 20, `the young generation grew: ${(grown / 2 ** 20).toFixed(1)} MiB`);
+      assert.ok(later <= 4 * 2 ** 20, `and shrank after the call: ${(later / 2 ** 20).toFixed(1)} MiB`);
+    } finally {
+      await worker.terminate();
+    }
   });
 });

@@ -19,6 +19,7 @@ import type { WriterToEngine } from '../../engine/protocol.js';
 import { RECORD_STORE_FILE, RecordStore } from '../../engine/store/record-store.js';
 import { FAULT_WRITER_CRASH_ID, faultInjectionEnabled } from '../../engine/worker/fault-injection.js';
 import { lowerThisThreadPriority } from '../../engine/thread-priority.js';
+import { QuietRelease } from '../../engine/worker/quiet-release.js';
 import { runWrite } from './index-writes.js';
 import type { WriteFailure, WriterData, WriterReply, WriterRequest } from './protocol.js';
 
@@ -36,6 +37,9 @@ for (const port of engines) port?.postMessage({ op: 'catch-up' } satisfies Write
 
 const stores = new Map<string, RecordStore>();
 const faults = faultInjectionEnabled();
+// This thread's heap and malloc's arenas go back to the OS once writes stop
+// (quiet-release.ts). Nothing to report a failure to: the memory just stays resident.
+const memory = new QuietRelease(() => undefined);
 
 /** The index's write connection, opened on its first write; never creates a store. */
 function storeOf(indexId: string, name: string, dir: string): RecordStore {
@@ -57,6 +61,7 @@ function failure(err: unknown): WriteFailure {
 main.on('message', (msg: WriterRequest) => {
   switch (msg.type) {
     case 'write': {
+      memory.noteWork();
       const engine = engines[msg.shard];
       if (!engine) {
         // Never committed: a change with no engine port to go to would be invisible until a restart.
@@ -89,6 +94,7 @@ main.on('message', (msg: WriterRequest) => {
       reply({ type: 'done', reqId: msg.reqId });
       return;
     case 'stop':
+      memory.stop();
       for (const store of stores.values()) store.close();
       stores.clear();
       reply({ type: 'done', reqId: msg.reqId });
