@@ -47,9 +47,8 @@ export class RecordReader {
    */
   metadataOf(ns: string, ids: readonly string[]): Map<string, Metadata> {
     const out = new Map<string, Metadata>();
-    const namespace = this.st.namespace.get(ns);
-    if (namespace === undefined || ids.length === 0) return out;
-    for (const row of this.st.metadataMany.all(namespace.nsid, JSON.stringify(ids))) {
+    if (ids.length === 0) return out;
+    for (const row of this.st.metadataMany.all(ns, JSON.stringify(ids))) {
       const metadata = decodeMetadata(row.metadata);
       if (metadata !== undefined) out.set(row.id, metadata);
     }

@@ -82,8 +82,12 @@ export function prepareStatements(db: Database.Database) {
     getMany: db.prepare<[number, string], RecordRow>(
       `SELECT ${RECORD_COLUMNS} FROM records WHERE nsid = ? AND id IN (SELECT value FROM json_each(?))`,
     ),
-    metadataMany: db.prepare<[number, string], { id: string; metadata: string | null }>(
-      'SELECT id, metadata FROM records WHERE nsid = ? AND id IN (SELECT value FROM json_each(?))',
+    // By namespace name, in one statement: on this VM every statement outside a
+    // transaction costs ~7–10 µs of locking syscalls, and a query runs this one per call.
+    // Answered from the covering index records_metadata (schema.ts version 3).
+    metadataMany: db.prepare<[string, string], { id: string; metadata: string | null }>(
+      `SELECT id, metadata FROM records
+       WHERE nsid = (SELECT nsid FROM namespaces WHERE name = ?) AND id IN (SELECT value FROM json_each(?))`,
     ),
     upsert: db.prepare<RecordParams>(
       `INSERT INTO records (nsid, id, seq, metadata, sparse_indices, sparse_values, dense)

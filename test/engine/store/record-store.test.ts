@@ -113,22 +113,22 @@ test('open creates records.db with WAL, synchronous=FULL, 8 KiB pages and increm
   assert.deepEqual(reopened.pragmas(), { journalMode: 'wal', synchronous: 2, pageSize: 8192, autoVacuum: 2 });
   assert.deepEqual(plain(reopened.get('', 'a')), { id: 'a', values: [1] });
   const [version] = rawQuery<{ user_version: number }>(dir, 'PRAGMA user_version');
-  assert.equal(version.user_version, 2);
+  assert.equal(version.user_version, 3);
 });
 
-test('a version 1 file (before import_progress) opens, migrates to version 2 and keeps its records', () => {
+test('a version 1 file (before import_progress) opens, migrates to the current version and keeps its records', () => {
   const dir = tempDir();
   const store = openStore(dir);
   store.upsert('ns', [dense('a', [1]), dense('b', [2])]);
   store.close();
   // Back to what a version 1 build wrote: no import_progress table, user_version 1.
   const db = new Database(path.join(dir, RECORD_STORE_FILE));
-  db.exec('DROP TABLE import_progress');
+  db.exec('DROP TABLE import_progress; DROP INDEX records_metadata');
   db.pragma('user_version = 1');
   db.close();
 
   const reopened = openStore(dir);
-  assert.deepEqual(rawQuery<{ user_version: number }>(dir, 'PRAGMA user_version'), [{ user_version: 2 }]);
+  assert.deepEqual(rawQuery<{ user_version: number }>(dir, 'PRAGMA user_version'), [{ user_version: 3 }]);
   assert.deepEqual(plain(reopened.get('ns', 'b')), { id: 'b', values: [2] });
   assert.equal(reopened.snapshotSeq(), 2);
   assert.equal(reopened.importProgress(7), undefined);
@@ -322,6 +322,27 @@ test('metadataOf returns the metadata of the records asked, by id, from its name
   ]);
   assert.equal(store.metadataOf('ns', []).size, 0);
   assert.equal(store.metadataOf('nowhere', ['a']).size, 0);
+});
+
+test('metadataOf is answered by the covering index alone, which every kind of write keeps current', () => {
+  const dir = tempDir();
+  const store = openStore(dir);
+  store.upsert('ns', [dense('a', [1], { v: 1 }), dense('b', [2], { v: 2 }), dense('c', [3], { v: 3 }), dense('d', [4])]);
+  store.update('ns', 'a', { setMetadata: { v: 10 } });
+  store.upsert('ns', [dense('b', [2])]);
+  store.update('ns', 'd', { setMetadata: { w: 'x' } });
+  store.deleteIds('ns', ['c']);
+  assert.deepEqual([...store.metadataOf('ns', ['a', 'b', 'c', 'd']).entries()].sort(), [
+    ['a', { v: 10 }],
+    ['d', { w: 'x' }],
+  ]);
+  // The plan SQLite picks for the lookup's shape: the index, without the table's pages.
+  const plan = rawQuery<{ detail: string }>(
+    dir,
+    "EXPLAIN QUERY PLAN SELECT id, metadata FROM records WHERE nsid = (SELECT nsid FROM namespaces WHERE name = 'ns') AND id IN (SELECT value FROM json_each('[\"a\"]'))",
+  );
+  assert.ok(plan.some((row) => row.detail.includes('USING COVERING INDEX records_metadata')), JSON.stringify(plan));
+  assert.deepEqual(rawQuery(dir, 'PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
 });
 
 // ---- sequence numbers ------------------------------------------------------------------
