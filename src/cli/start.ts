@@ -23,6 +23,7 @@ import { IndexRegistry } from '../data/index-registry.js';
 import { VectorService } from '../data/vector-service.js';
 import { WriterClient } from '../data/writer/writer-client.js';
 import { EngineClient } from '../engine/engine-client.js';
+import { writerNice } from '../engine/thread-priority.js';
 import { createLogger } from '../log.js';
 import { buildApp } from '../server/app.js';
 
@@ -77,7 +78,7 @@ async function serve(config: Config): Promise<void> {
 
   let ready = false;
   const engine = new EngineClient(log, config.engineWorkers, { backgroundNice: config.backgroundNice, insertThreads: config.insertThreads });
-  const writer = new WriterClient(engine, log, config.backgroundNice);
+  const writer = new WriterClient(engine, log, writerNice(config.backgroundNice));
   const registry = new IndexRegistry(config.dataDir, engine, writer, log);
   const copies = new Copies(config.dataDir, registry, log);
   const runner = new JobRunner(

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { getPriority } from 'node:os';
 import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { lowerThisThreadPriority, type PriorityOutcome } from '../../src/engine/thread-priority.js';
+import { lowerThisThreadPriority, writerNice, type PriorityOutcome } from '../../src/engine/thread-priority.js';
 
 const moduleUrl = new URL('../../src/engine/thread-priority.js', import.meta.url).href;
 
@@ -38,5 +38,15 @@ describe('lowerThisThreadPriority', () => {
     const main = getPriority(process.pid);
     assert.deepEqual(lowerThisThreadPriority(0), { skipped: 'disabled (0)' });
     assert.equal(getPriority(process.pid), main);
+  });
+});
+
+describe('writerNice', () => {
+  it('puts the writer halfway, rounded up: below the HTTP thread, above the engine worker', () => {
+    assert.equal(writerNice(0), 0);
+    assert.equal(writerNice(1), 1);
+    assert.equal(writerNice(10), 5);
+    assert.equal(writerNice(19), 10);
+    for (let b = 1; b <= 19; b++) assert.ok(writerNice(b) >= 1 && writerNice(b) <= b, `background nice ${b}`);
   });
 });
