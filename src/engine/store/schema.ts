@@ -13,6 +13,7 @@
 //   3  records_metadata: a covering index for a query's includeMetadata lookups
 
 import Database from 'better-sqlite3';
+import { isStorageFull } from '../../errors.js';
 
 export const RECORD_STORE_FILE = 'records.db';
 
@@ -112,6 +113,15 @@ CREATE INDEX records_metadata ON records (nsid, id, metadata);
 
 /** MIGRATIONS[i] takes a file from version i to version i + 1 (version 0: empty). */
 const MIGRATIONS = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3];
+
+/**
+ * The steps that only add an index to speed reads up (by `from` version): every statement
+ * works without them. When the volume is too full to build one, the file opens at the
+ * version before and the next open tries again: an upgrade onto a nearly full disk must
+ * not leave the index's records unreadable. The write connection and the readers open the
+ * same file; whichever opens first after space comes back builds it.
+ */
+const READ_SPEEDUP_STEPS = new Set([2]);
 const SCHEMA_VERSION = MIGRATIONS.length;
 
 /**
@@ -136,13 +146,18 @@ export function configure(db: Database.Database): boolean {
   if (mode !== 'wal') throw new Error(`${db.name}: journal_mode=WAL refused (got ${mode})`);
   db.pragma('synchronous = FULL');
   for (let from = version; from < SCHEMA_VERSION; from++) {
-    db.transaction(() => {
-      // Read again under the write lock: another connection (the writer thread, an engine
-      // worker) may have opened the same file and migrated it since we first looked.
-      if (Number(db.pragma('user_version', { simple: true })) !== from) return;
-      db.exec(MIGRATIONS[from]);
-      db.pragma(`user_version = ${from + 1}`);
-    }).immediate();
+    try {
+      db.transaction(() => {
+        // Read again under the write lock: another connection (the writer thread, an engine
+        // worker) may have opened the same file and migrated it since we first looked.
+        if (Number(db.pragma('user_version', { simple: true })) !== from) return;
+        db.exec(MIGRATIONS[from]);
+        db.pragma(`user_version = ${from + 1}`);
+      }).immediate();
+    } catch (err) {
+      if (READ_SPEEDUP_STEPS.has(from) && isStorageFull(err)) break; // rolled back: the file stays at `from`
+      throw err;
+    }
   }
   return fresh;
 }

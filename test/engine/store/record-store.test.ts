@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import type { Change, Metadata, StoredRecord } from '../../../src/engine/model.js';
 import { RECORD_STORE_FILE, RecordStore } from '../../../src/engine/store/record-store.js';
 import { prefixUpperBound } from '../../../src/engine/store/record-codec.js';
+import { fillVolume, mountSmallVolume } from '../../helpers/small-volume.js';
 
 // ---- helpers -----------------------------------------------------------------------
 
@@ -137,6 +138,65 @@ test('a version 1 file (before import_progress) opens, migrates to the current v
   // A second connection opening the migrated file (the writer thread's) finds it current.
   const second = openStore(dir);
   assert.equal(second.importProgress(7)?.recordsImported, 1);
+});
+
+test('a version 2 file on a volume too full for the metadata index opens without it, and gets it once space is back', (t) => {
+  // Mounting a tmpfs needs root (CI runs as root); elsewhere the test says why it skips.
+  const volume = mountSmallVolume(16);
+  if ('skip' in volume) {
+    t.skip(volume.skip);
+    return;
+  }
+  const opened: RecordStore[] = [];
+  const open = (dir: string): RecordStore => {
+    const store = RecordStore.open(dir);
+    opened.push(store);
+    return store;
+  };
+  try {
+    const dir = path.join(volume.dir, 'index');
+    const store = open(dir);
+    const big = 'x'.repeat(900);
+    store.upsert('ns', Array.from({ length: 2000 }, (_, i) => dense(`id-${i}`, [i], { text: big, i })));
+    store.close();
+    // Back to what a version 2 build wrote: no records_metadata.
+    // incremental_vacuum gives the index's pages back to the volume (auto_vacuum is
+    // INCREMENTAL), so building it again needs new space.
+    const db = new Database(path.join(dir, RECORD_STORE_FILE));
+    try {
+      db.exec('DROP INDEX records_metadata');
+      db.pragma('incremental_vacuum');
+      db.pragma('user_version = 2');
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    } finally {
+      db.close();
+    }
+    // Leave ~256 KiB free: room to open the file, not to index ~2 MB of metadata.
+    const filler = path.join(volume.dir, 'filler');
+    const filled = fillVolume(filler);
+    fs.truncateSync(filler, filled - 256 * 1024);
+
+    const tight = open(dir);
+    assert.deepEqual(rawQuery(dir, 'PRAGMA user_version'), [{ user_version: 2 }]);
+    assert.equal(rawQuery(dir, "SELECT name FROM sqlite_schema WHERE name = 'records_metadata'").length, 0);
+    assert.deepEqual(tight.metadataOf('ns', ['id-7', 'id-1999']).get('id-1999'), { text: big, i: 1999 });
+    assert.equal(tight.get('ns', 'id-7')?.values?.[0], 7);
+    tight.close();
+
+    fs.rmSync(filler);
+    const roomy = open(dir);
+    assert.deepEqual(rawQuery(dir, 'PRAGMA user_version'), [{ user_version: 3 }]);
+    assert.deepEqual(roomy.metadataOf('ns', ['id-7']).get('id-7'), { text: big, i: 7 });
+  } finally {
+    for (const store of opened) {
+      try {
+        store.close();
+      } catch {
+        // closed by the test already
+      }
+    }
+    volume.unmount();
+  }
 });
 
 test('open refuses a database from a newer schema and a foreign database', () => {
