@@ -57,6 +57,17 @@ export function runHnsw(
     if (i > 0 && i % 100_000 === 0) log(`  hnswlib: ${i} of ${n} inserted`);
   }
   const buildSeconds = (performance.now() - t0) / 1000;
+  const sweep = sweepHnsw(index, data, truth, k, queryLimit, maxSecondsPerEf);
+  return { result: { M: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, build: hnswlibBuild, buildSeconds, buildVectorsPerSecond: n / buildSeconds, sweep }, index };
+}
+
+/**
+ * Recall and latency of the reference graph at each ef of EF_SWEEP, unfiltered. Run once
+ * after the build and again beside Conifer's own query phases (harness.ts): on a shared VM
+ * the same search can run at very different speeds minutes apart.
+ */
+export function sweepHnsw(index: HnswIndex, data: DenseData, truth: DenseTruth, k: number, queryLimit: number, maxSecondsPerEf: number): HnswPoint[] {
+  const { dim } = data;
   const Q = Math.min(queryLimit, data.queryCount);
   const queries = Array.from({ length: Q }, (_, q) => row(data.queries, q, dim));
   const scoreOf = (q: number) => (id: number): number => dot(data.queries, q * dim, data.vectors, id * dim, dim);
@@ -87,7 +98,7 @@ export function runHnsw(
     sweep.push({ ef, recall: mean(recalls), qps: (latencies.length * 1000) / measured, latency: summarize(latencies) });
   }
   index.setEf(EF_SWEEP[0]);
-  return { result: { M: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, build: hnswlibBuild, buildSeconds, buildVectorsPerSecond: n / buildSeconds, sweep }, index };
+  return sweep;
 }
 
 export interface FilteredHnswPoint {

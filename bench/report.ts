@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchResult, QueryPhase } from './harness.js';
 import type { ImportPhase } from './import-phase.js';
+import type { HnswPoint } from './references.js';
 import type { LatencySummary } from './stats.js';
 import { SHAPE } from './data.js';
 
@@ -29,9 +30,14 @@ function latencyCells(l: LatencySummary): string[] {
   return [ms(l.p50Ms), ms(l.p95Ms), ms(l.p99Ms)];
 }
 
+/** The sweep the headline compares with: the one run beside Conifer's query phases (older reports: the start-of-run one). */
+function headlineSweep(r: BenchResult): HnswPoint[] {
+  return r.references.hnswlibBeside ?? r.references.hnswlib.sweep;
+}
+
 function headlineTable(r: BenchResult): Table {
   const h = r.headline;
-  const sweep = r.references.hnswlib.sweep.find((p) => p.ef === h.hnswEf);
+  const sweep = headlineSweep(r).find((p) => p.ef === h.hnswEf);
   const bf = r.references.bruteForce;
   return {
     head: ['', 'Conifer (HTTP, c=1)', 'Conifer (HTTP, c=8)', `hnswlib-node ef=${h.hnswEf} (in-process)`, 'brute force (in-process)'],
@@ -49,8 +55,12 @@ function ratiosText(r: BenchResult): string[] {
   const which = h.hnswReachedConiferRecall
     ? `ef=${h.hnswEf}, the first ef whose recall (${f(h.hnswRecall, 4)}) is ≥ Conifer's (${f(h.coniferRecall, 4)})`
     : `ef=${h.hnswEf}: no ef reached Conifer's recall ${f(h.coniferRecall, 4)}, so the best one (${f(h.hnswRecall, 4)}) is used`;
+  const atStart = r.references.hnswlibBeside ? r.references.hnswlib.sweep.find((p) => p.ef === h.hnswEf) : undefined;
   return [
-    `Conifer p50 ÷ hnswlib p50 at equal recall: ${f(h.p50Ratio, 1)}× (${which})`,
+    `Conifer p50 ÷ hnswlib p50 at equal recall: ${f(h.p50Ratio, 1)}× (${which}; hnswlib measured right after Conifer's unfiltered phases)`,
+    ...(atStart
+      ? [`The same ef measured at the start of the run, before the server started: hnswlib p50 ${ms(atStart.latency.p50Ms)}, ${int(atStart.qps)} QPS; against it Conifer's p50 is ${f(h.coniferP50Ms / atStart.latency.p50Ms, 1)}× and its QPS ${f(h.coniferQpsC1 / atStart.qps, 3)} (c=1) and ${f(h.coniferQpsC8 / atStart.qps, 3)} (c=8)`]
+      : []),
     `Conifer QPS ÷ hnswlib single-thread QPS: ${f(h.qpsRatio, 3)} at concurrency 1, ${f(h.qpsRatioC8, 3)} at concurrency 8`,
     `Conifer p50 ÷ in-process brute-force p50: ${f(h.p50RatioToBruteForce, 2)}×`,
     `Bare node:http round trip (same client, same bodies): p50 ${ms(h.echoP50Ms)}; Conifer p50 − hnswlib p50 = ${f(h.overheadInEchoRoundTrips, 2)}× that round trip`,
@@ -279,9 +289,19 @@ function rebuildRows(restart: BenchResult['restart'], part: 'ready' | 'searchabl
 }
 
 function sweepTable(r: BenchResult): Table {
+  const beside = r.references.hnswlibBeside;
+  if (!beside) {
+    return {
+      head: ['ef', 'recall@10', 'QPS (1 thread)', 'p50', 'p95', 'p99'],
+      rows: r.references.hnswlib.sweep.map((p) => [String(p.ef), f(p.recall, 4), int(p.qps), ...latencyCells(p.latency)]),
+    };
+  }
   return {
-    head: ['ef', 'recall@10', 'QPS (1 thread)', 'p50', 'p95', 'p99'],
-    rows: r.references.hnswlib.sweep.map((p) => [String(p.ef), f(p.recall, 4), int(p.qps), ...latencyCells(p.latency)]),
+    head: ['ef', 'recall@10', 'QPS at start', 'p50 at start', 'QPS beside', 'p50 beside', 'p95 beside', 'p99 beside'],
+    rows: r.references.hnswlib.sweep.map((p) => {
+      const b = beside.find((q) => q.ef === p.ef);
+      return [String(p.ef), f(p.recall, 4), int(p.qps), ms(p.latency.p50Ms), b ? int(b.qps) : '–', ...(b ? latencyCells(b.latency) : ['–', '–', '–'])];
+    }),
   };
 }
 
@@ -383,7 +403,10 @@ ${markdown(otherTable(r))}
 ## hnswlib-node reference
 
 M=${h.M}, efConstruction=${h.efConstruction}, hnswlib build: ${h.build ?? 'package'} (the one the engine runs), built in ${f(h.buildSeconds, 1)} s
-(${int(h.buildVectorsPerSecond)} vectors/s, one thread); searchKnn with k=10.
+(${int(h.buildVectorsPerSecond)} vectors/s, one thread); searchKnn with k=10.${r.references.hnswlibBeside ? `
+Swept twice on the same graph: "at start" right after the build, before the server started;
+"beside" right after Conifer's unfiltered query phases (the headline's reference; the server
+idle meanwhile). The recall of the two sweeps is the same search, so it is shown once.` : ''}
 
 ${markdown(sweepTable(r))}
 
@@ -411,7 +434,7 @@ export function recallQpsSvg(r: BenchResult): string {
   const m = { left: 80, right: 30, top: 50, bottom: 60 };
   const pw = W - m.left - m.right;
   const ph = H - m.top - m.bottom;
-  const sweep = r.references.hnswlib.sweep;
+  const sweep = headlineSweep(r);
   const conifer = [
     { label: 'Conifer, 1 client', recall: r.query.unfiltered.c1.recall, qps: r.query.unfiltered.c1.qps },
     { label: 'Conifer, 8 clients', recall: r.query.unfiltered.c8.recall, qps: r.query.unfiltered.c8.qps },

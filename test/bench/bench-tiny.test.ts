@@ -75,6 +75,13 @@ test('the tiny benchmark runs end to end and reports every figure', { timeout: 3
     const sweep = r.references.hnswlib.sweep;
     assert.ok(sweep.length >= 5);
     for (const p of sweep) assert.ok(p.recall > 0 && p.recall <= 1, `ef ${p.ef} recall ${p.recall}`);
+    // The sweep beside the query phases: the same graph and queries, so the same recall; the
+    // headline compares with it.
+    const beside = r.references.hnswlibBeside ?? [];
+    assert.deepEqual(beside.map((p) => [p.ef, p.recall]), sweep.map((p) => [p.ef, p.recall]));
+    const picked = beside.find((p) => p.ef === r.headline.hnswEf);
+    assert.ok(picked && picked.qps > 0);
+    assert.equal(r.headline.hnswP50Ms, picked.latency.p50Ms);
     for (const l of [r.operations.fetch10, r.operations.fetch100, r.operations.describeIndexStats, r.operations.listPage]) {
       assert.ok(l.count > 0);
     }
