@@ -37,7 +37,35 @@
 #include <vector>
 
 #include "arg-checks.h"
+#include "huge-pages.h"
+
+// hnswlib allocates its node arrays with malloc and grows them with realloc; the macros
+// route exactly those calls through huge-pages.h, which advises large blocks for huge
+// pages before they are first touched. Every header hnswlib includes is included here
+// first, so the macros reach hnswlib's own code and no standard header's declarations.
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <deque>
+#include <fstream>
+#include <iostream>
+#include <list>
+#include <queue>
+#include <random>
+#include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <immintrin.h>
+#include <x86intrin.h>
+#endif
+#define malloc(size) conifer_memory::AllocateAdvised(size)
+#define realloc(block, size) conifer_memory::ReallocateAdvised(block, size)
 #include "hnswlib/hnswlib.h"
+#undef malloc
+#undef realloc
 
 namespace {
 

@@ -1,6 +1,7 @@
 // Conifer's hnswlib binding (native/hnsw-index.cc) on its own: batches inserted on one
 // or several threads, the three metrics, the native bitmap filter, deletes and updates in
-// place, capacity, and every failure as a JavaScript error rather than a crash.
+// place, capacity, huge-page advice for large graphs, and every failure as a JavaScript
+// error rather than a crash.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -186,4 +187,57 @@ describe('hnswlib binding', () => {
       removeDir(dir);
     }
   });
+
+  // native/huge-pages.h: the node array of a large graph is advised for huge pages however
+  // it came to be (init, load, resize), and freed with the graph. Measured as the growth of
+  // the mappings /proc/self/smaps flags "hg" (MADV_HUGEPAGE), which only Linux has.
+  it('a large graph\'s node array is advised for huge pages when created, loaded or resized', (t) => {
+    if (process.platform !== 'linux') return t.skip('/proc/self/smaps and MADV_HUGEPAGE are Linux only');
+    // 16 dims at M 16: 204 bytes a node (64 of vector, 132 of links, 8 of label).
+    const capacity = 250_000;
+    const nodeArray = capacity * 204;
+    const before = hugeAdvisedBytes();
+    const grown = (): number => hugeAdvisedBytes() - before;
+
+    const created = new HnswIndex('l2', DIM);
+    created.init(capacity, 16, 100, 7);
+    created.addPoints(all.subarray(0, 100 * DIM), labelsTo(100), 1);
+    assert.ok(grown() >= nodeArray - 8192, `advised ${grown()} of ${nodeArray}`);
+    const dir = mkdtempSync(join(tmpdir(), 'conifer-hnsw-huge-'));
+    try {
+      const file = join(dir, 'large.graph');
+      created.save(file); // the file keeps the capacity, so a load allocates it again
+      created.close();
+      assert.ok(grown() < 1 << 20, `still advised after close: ${grown()}`);
+
+      const loaded = new HnswIndex('l2', DIM);
+      loaded.load(file);
+      assert.ok(grown() >= nodeArray - 8192, `advised ${grown()} of ${nodeArray} after load`);
+      assert.equal(loaded.search(row(all, 42), 1, 50, null, 0)[0], 42);
+      loaded.close();
+
+      // Grown from a small graph (a heap block, too small to advise) past the threshold.
+      const resized = new HnswIndex('l2', DIM);
+      resized.init(1000, 16, 100, 7);
+      resized.addPoints(all.subarray(0, 100 * DIM), labelsTo(100), 1);
+      assert.ok(grown() < 1 << 20, `a small graph was advised: ${grown()}`);
+      resized.resize(capacity);
+      assert.ok(grown() >= nodeArray - 8192, `advised ${grown()} of ${nodeArray} after resize`);
+      assert.equal(resized.search(row(all, 42), 1, 50, null, 0)[0], 42);
+      resized.close();
+    } finally {
+      removeDir(dir);
+    }
+  });
 });
+
+/** Bytes of this process's mappings advised for huge pages (VmFlags "hg" in /proc/self/smaps). */
+function hugeAdvisedBytes(): number {
+  let total = 0;
+  let size = 0;
+  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    if (line.startsWith('Size:')) size = Number(line.split(/\s+/)[1]) * 1024;
+    else if (line.startsWith('VmFlags:') && line.split(/\s+/).includes('hg')) total += size;
+  }
+  return total;
+}
