@@ -36,7 +36,7 @@ import { FAULT_IMPORT_KILL_ID, faultInjectionEnabled } from '../engine/worker/fa
 import { ApiError, isStorageFull } from '../errors.js';
 import { ImportReader, ReaderFailed } from './import-reader.js';
 import { listSourceFiles, type SourceFile } from './import-source.js';
-import { ParquetFile, ParquetFileError } from './parquet-file.js';
+import { ParquetFileError } from './parquet-file-error.js';
 import type { VectorService } from './vector-service.js';
 import type { StoredRecord } from '../engine/model.js';
 
@@ -160,7 +160,9 @@ export class ImportRunner {
         'the source files changed while the import was interrupted by a restart; start a new import',
       );
     }
-    // Check every file before writing anything.
+    // Check every file before writing anything. (The Parquet reader is loaded here, by the
+    // first import, rather than by every start.)
+    const { ParquetFile } = await import('./parquet-file.js');
     const rowCounts: number[] = [];
     for (const f of files) {
       const pf = await ParquetFile.open(f.file, f.name, index.vectorType === 'dense');

@@ -10,10 +10,10 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { parquetMetadataAsync, parquetRead, parquetSchema } from 'hyparquet';
 import type { AsyncBuffer, FileMetaData, ParquetRow, SchemaTree } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
+import { ParquetFileError } from './parquet-file-error.js';
 import { decodeFloatLists, floatListShape, type FloatLists } from './parquet-float-lists.js';
 
-/** A file that cannot be imported at all (not Parquet, truncated, wrong columns). */
-export class ParquetFileError extends Error {}
+export { ParquetFileError };
 
 export const IMPORT_COLUMNS = ['id', 'values', 'sparse_values', 'metadata'] as const;
 
