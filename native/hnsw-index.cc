@@ -40,8 +40,8 @@
 #include "huge-pages.h"
 
 // hnswlib allocates its node arrays with malloc and grows them with realloc; the macros
-// route exactly those calls through huge-pages.h, which advises large blocks for huge
-// pages before they are first touched. Every header hnswlib includes is included here
+// route exactly those calls through huge-pages.h, which (inside ReadGraph's AdviseScope)
+// advises large blocks for huge pages before they are first touched. Every header hnswlib includes is included here
 // first, so the macros reach hnswlib's own code and no standard header's declarations.
 #include <assert.h>
 #include <stdint.h>
@@ -97,6 +97,7 @@ struct HnswIndex {
 // hnswlib trusts what it reads beyond the checks below).
 std::unique_ptr<hnswlib::HierarchicalNSW<float>> ReadGraph(hnswlib::SpaceInterface<float>* space, const std::string& path) {
   auto graph = std::make_unique<hnswlib::HierarchicalNSW<float>>(space);
+  conifer_memory::AdviseScope huge;  // the node array, filled from the file (huge-pages.h)
   try {
     graph->loadIndex(path, space);
   } catch (...) {

@@ -1,17 +1,25 @@
-// Large allocations advised for transparent huge pages (THP), for hnswlib's node arrays.
+// Large allocations advised for transparent huge pages (THP), for hnswlib's node array
+// while a graph file is read.
 //
 // Why: hnswlib keeps every node (its vector and level-0 links) in one malloc'd array,
-// 168 MB at 100k × 384, filled page by page as a graph file is read or nodes are added.
-// Each first touch of a 4 KiB page is a page fault, and on the VM the benchmarks run on
-// one costs ~3–11 µs: reading one such graph file spent ~0.3–0.7 s of its ~1–1.6 s in
-// faults. Advised before the first touch, the kernel fills the range 2 MiB at a time
-// (measured: 256 MiB first-touched in 0.73 s with 4 KiB pages, 0.02–0.47 s advised).
+// 168 MB at 100k × 384, which loadIndex fills straight from the file. Each first touch of
+// a 4 KiB page is a page fault, and on the VM the benchmarks run on one costs ~3–11 µs:
+// reading one such graph file spent ~0.5 s of its ~1.2 s in faults. Advised before the
+// first touch, the kernel fills the range 2 MiB at a time (measured: 256 MiB
+// first-touched in 0.73 s with 4 KiB pages, 0.02–0.47 s advised), and the same graph
+// file loads in 0.6–0.7 s.
+//
+// Only inside an AdviseScope (ReadGraph opens one), not for graphs built in memory:
+// advised there too, in paired runs of 100k × 384 ingests the graph took 41–50 s to
+// build against 37–42 s without, and queries after it ran slower; a graph read from a
+// file answered at the same speed either way.
 //
 // The advice is only advice: with THP "never" (or off Linux) nothing changes, and the
 // kernel falls back to 4 KiB pages whenever no huge page is free. Only blocks of at least
 // kAdviseBytes are advised: glibc serves those from a mapping of their own (above its
 // mmap threshold, at most 32 MiB), so the advice never covers other allocations' memory,
-// and a smaller block gains little. Resident memory: a huge page is resident whole, so a
+// and a smaller block gains little; a block that size is its own mapping, so advising the
+// pages it lies on advises nothing else. Resident memory: a huge page is resident whole, so a
 // block may hold up to 2 MiB more than it has touched (its last, partly used huge page).
 #ifndef CONIFER_HUGE_PAGES_H
 #define CONIFER_HUGE_PAGES_H
@@ -28,15 +36,34 @@ namespace conifer_memory {
 
 constexpr size_t kAdviseBytes = size_t(32) << 20;
 
-// Advises the whole pages inside [p, p + size) for huge pages; errors are ignored (the
-// memory works the same without the advice).
+// Whether this thread's large allocations are advised now (AdviseScope sets it).
+inline thread_local bool adviseHere = false;
+
+// Advises this thread's large allocations while it lives.
+class AdviseScope {
+ public:
+  AdviseScope() : outer_(adviseHere) { adviseHere = true; }
+  ~AdviseScope() { adviseHere = outer_; }
+  AdviseScope(const AdviseScope&) = delete;
+  AdviseScope& operator=(const AdviseScope&) = delete;
+
+ private:
+  bool outer_;
+};
+
+// Inside an AdviseScope, advises the pages holding [p, p + size) for huge pages; errors
+// are ignored (the memory works the same without the advice).
 inline void AdviseHugePages(void* p, size_t size) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (p == nullptr || size < kAdviseBytes) return;
+  if (!adviseHere || p == nullptr || size < kAdviseBytes) return;
+  // The whole mapping, glibc's chunk header in its first page included: advising only
+  // the pages inside the block would split the mapping in three, and glibc's realloc,
+  // which grows a mapping with mremap, cannot move a range spanning several mappings, so
+  // every later resize would copy the whole graph instead.
   const uintptr_t page = 4096;
-  const uintptr_t from = (reinterpret_cast<uintptr_t>(p) + page - 1) & ~(page - 1);
-  const uintptr_t to = (reinterpret_cast<uintptr_t>(p) + size) & ~(page - 1);
-  if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+  const uintptr_t from = reinterpret_cast<uintptr_t>(p) & ~(page - 1);
+  const uintptr_t to = (reinterpret_cast<uintptr_t>(p) + size + page - 1) & ~(page - 1);
+  madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
 #else
   (void)p;
   (void)size;
