@@ -77,7 +77,12 @@ async function serve(config: Config): Promise<void> {
   }
 
   let ready = false;
-  const engine = new EngineClient(log, config.engineWorkers, { backgroundNice: config.backgroundNice, insertThreads: config.insertThreads });
+  const engine = new EngineClient(
+    log,
+    config.engineWorkers,
+    { backgroundNice: config.backgroundNice, insertThreads: config.insertThreads },
+    recoverable(catalog).length,
+  );
   const writer = new WriterClient(engine, log, writerNice(config.backgroundNice));
   const registry = new IndexRegistry(config.dataDir, engine, writer, log);
   const copies = new Copies(config.dataDir, registry, log);
@@ -136,11 +141,16 @@ async function serve(config: Config): Promise<void> {
     backups.failInterrupted();
   });
   await runner.start();
-  await registry.recover(catalog.indexes.listAll().filter((i) => i.state !== 'Initializing'));
+  await registry.recover(recoverable(catalog));
   bestEffort(log, 'resuming restores', () => restorer.resume());
   importRunner.start(); // queued and interrupted imports, now that every index is loaded
   ready = true;
   log.info({ engineWorkers: engine.maxWorkers }, 'ready');
+}
+
+/** The indexes a start loads into the engine (one still Initializing has no files yet). */
+function recoverable(catalog: Catalog): ReturnType<Catalog['indexes']['listAll']> {
+  return catalog.indexes.listAll().filter((i) => i.state !== 'Initializing');
 }
 
 function bestEffort(log: { error(obj: object, msg: string): void }, what: string, step: () => void): void {

@@ -42,16 +42,24 @@ export class EngineClient {
   /** The most engine worker threads (CONIFER_ENGINE_WORKERS), at least 1. */
   readonly maxWorkers: number;
 
-  /** `workerData`: each worker's CPU priority and insert threads (protocol.ts). */
+  /**
+   * `workerData`: each worker's CPU priority and insert threads (protocol.ts).
+   * `expectedIndexes`: how many indexes the caller is about to open (a start passes the
+   * indexes it will recover).
+   */
   constructor(
     private readonly log: EngineLog,
     maxWorkers = 1,
     private readonly workerData: EngineWorkerData = DEFAULT_WORKER_DATA,
+    expectedIndexes = 0,
   ) {
     this.maxWorkers = Math.max(1, Math.floor(maxWorkers));
-    // The first worker starts at once, so the first index is served by a warm worker (a
-    // worker's start, loading its modules and native addons, takes a few hundred ms).
-    this.startShard();
+    // The workers the expected indexes will take (at least the first) start at once: a
+    // worker's start, loading its modules and native addons, takes a few hundred ms, which
+    // then passes while the server builds its routes instead of after recovery asked for
+    // the worker. Assignment is unchanged: an idle started worker is the least loaded.
+    const warm = Math.min(this.maxWorkers, Math.max(1, Math.floor(expectedIndexes)));
+    for (let i = 0; i < warm; i++) this.startShard();
   }
 
   /** How many engine workers have started (the writer thread holds one port to each). */
@@ -172,8 +180,8 @@ export class EngineClient {
     this.shards.push(shard);
     this.ownedCount.push(0);
     this.ownedBytes.push(0);
-    // No writer yet (the first worker, started in the constructor): the writer thread
-    // connects to every started worker when it starts.
+    // No writer yet (the workers started in the constructor): the writer thread connects
+    // to every started worker when it starts.
     if (this.onWriterPort) void this.onWriterPort(i, shard.connectWriter());
     return i;
   }

@@ -66,6 +66,23 @@ test('a second worker starts only once the first owns an index', async () => {
   }
 });
 
+test('the workers for the indexes a start expects start at once, at most the configured number', async () => {
+  const engine = new EngineClient(quiet, 3, undefined, 2);
+  const capped = new EngineClient(quiet, 2, undefined, 5);
+  try {
+    assert.equal(engine.workers, 2);
+    assert.equal(capped.workers, 2);
+    // Started idle, each is the least loaded until it owns an index: the same assignment
+    // as starting them on demand.
+    assert.deepEqual(['a', 'b', 'c'].map((id) => engine.shardOf(id)), [0, 1, 2]);
+    assert.equal(engine.workers, 3);
+    assert.deepEqual(['a', 'b', 'c'].map((id) => capped.shardOf(id)), [0, 1, 0]);
+  } finally {
+    await engine.stop();
+    await capped.stop();
+  }
+});
+
 test('a worker started later reports its snapshots too (tombstone compaction waits for them)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'conifer-engine-assignment-'));
   const engine = new EngineClient(quiet, 2);
