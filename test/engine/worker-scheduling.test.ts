@@ -64,4 +64,34 @@ describe('engine worker scheduling (black box)', () => {
     }
     assert.equal(remaining, 0, `records still outside the graph after ${rounds} rounds of streaming queries`);
   });
+
+  it('the gauge leaves 0 as soon as acknowledged records wait for a graph, not after the report interval', async () => {
+    server ??= await startServer({ dataDir: dir });
+    const running = server;
+    // Created just now: the worker has reported this index at 0, and its reports are
+    // throttled to one a second. Five batches (~0.3 s) reach the graph threshold, so the
+    // namespace gets a graph and all 5,000 records wait in its tail, which takes the
+    // graph far longer than one /metrics round trip to insert.
+    const host = await createIndex(running, denseIndex('rise', 64, 'euclidean'));
+    const rand = prng(9);
+    for (let b = 0; b < 5; b++) {
+      const batch: Vec[] = Array.from({ length: 1000 }, (_, i) => ({
+        id: `r${b * 1000 + i}`,
+        values: Array.from({ length: 64 }, () => Math.fround(rand() * 2 - 1)),
+      }));
+      await upsert(running, host, batch);
+    }
+    // The acknowledgement does not wait for the engine (the writer posts the batch to it),
+    // so the report may trail it by a message or two: up to 300 ms, far below the interval.
+    const readings: string[] = [];
+    const until = performance.now() + 300;
+    while (performance.now() < until) {
+      const res = await api(running, 'GET', '/metrics', { key: null });
+      const m = /^conifer_engine_unindexed_records\{index="rise-[^"]*"\} ([0-9.eE+-]+)$/m.exec(res.text);
+      readings.push(m ? m[1] : 'absent');
+      if (m && Number(m[1]) > 0) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.ok(Number(readings.at(-1)) > 0, `the gauge read ${readings.join(', ')} in the 300 ms after 5,000 records were acknowledged into an empty graph`);
+  });
 });

@@ -272,6 +272,7 @@ function apply(indexId: string, changes: Change[]): void {
   }
   for (const change of changes) slot.engine.apply(change);
   releaseHeld(slot);
+  reportStatus(false);
   schedule();
 }
 
@@ -301,6 +302,8 @@ let messageMs = 0;
 let workCursor = 0;
 let lastStatus = -Infinity;
 let lastStatusKey = '';
+/** The counts of the last status posted, by index id. */
+let lastReported: Record<string, number> = {};
 
 /**
  * Starts background slices after a message that created work (apply, open). While work
@@ -410,16 +413,30 @@ function snapshotIndex(indexId: string, slot: IndexSlot): void {
   }
 }
 
+/**
+ * Posts each index's count of records outside a graph (the conifer_engine_unindexed_records
+ * gauge), at most once per STATUS_INTERVAL_MS unless `force`d, and at once whenever an
+ * index's count rises from 0. That rise must not wait: "the gauge is 0" is how a client
+ * (and the bench) knows every acknowledged record is in a graph, and a throttled report
+ * left it at 0 for seconds while an import's first batches waited for graph inserts.
+ * Called after every slice and every applied batch of changes.
+ */
 function reportStatus(force: boolean): void {
   const now = performance.now();
-  if (!force && now - lastStatus < STATUS_INTERVAL_MS) return;
-  lastStatus = now;
   const unindexed: Record<string, number> = {};
-  // A loading index is not searchable at all yet: all of its records count as outside a graph.
-  for (const [indexId, slot] of indexes) unindexed[indexId] = slot.loader ? slot.loader.total : slot.engine.unindexed;
+  let rose = false;
+  for (const [indexId, slot] of indexes) {
+    // A loading index is not searchable at all yet: all of its records count as outside a graph.
+    const n = slot.loader ? slot.loader.total : slot.engine.unindexed;
+    unindexed[indexId] = n;
+    if (n > 0 && !(lastReported[indexId] > 0)) rose = true;
+  }
+  if (!force && !rose && now - lastStatus < STATUS_INTERVAL_MS) return;
+  lastStatus = now;
   const key = JSON.stringify(unindexed);
   if (key === lastStatusKey) return;
   lastStatusKey = key;
+  lastReported = unindexed;
   post({ type: 'status', unindexed });
 }
 
