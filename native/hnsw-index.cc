@@ -41,8 +41,9 @@
 
 // hnswlib allocates its node arrays with malloc and grows them with realloc; the macros
 // route exactly those calls through huge-pages.h, which (inside ReadGraph's AdviseScope)
-// advises large blocks for huge pages before they are first touched. Every header hnswlib includes is included here
-// first, so the macros reach hnswlib's own code and no standard header's declarations.
+// advises large blocks for huge pages before they are first touched. Every header hnswlib
+// includes is included here first, so the macros reach hnswlib's own code and no
+// standard header's declarations.
 #include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>

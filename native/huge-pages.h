@@ -10,17 +10,17 @@
 // file loads in 0.6–0.7 s.
 //
 // Only inside an AdviseScope (ReadGraph opens one), not for graphs built in memory:
-// advised there too, in paired runs of 100k × 384 ingests the graph took 41–50 s to
-// build against 37–42 s without, and queries after it ran slower; a graph read from a
-// file answered at the same speed either way.
+// advised there too, paired 100k × 384 ingests built the graph in the same time, but the
+// first queries after it ran slower (first pass p50 3.2–3.6 ms against 1.6–2.2 ms); a
+// graph read from a file answers at the same speed either way.
 //
 // The advice is only advice: with THP "never" (or off Linux) nothing changes, and the
 // kernel falls back to 4 KiB pages whenever no huge page is free. Only blocks of at least
 // kAdviseBytes are advised: glibc serves those from a mapping of their own (above its
-// mmap threshold, at most 32 MiB), so the advice never covers other allocations' memory,
-// and a smaller block gains little; a block that size is its own mapping, so advising the
-// pages it lies on advises nothing else. Resident memory: a huge page is resident whole, so a
-// block may hold up to 2 MiB more than it has touched (its last, partly used huge page).
+// mmap threshold, at most 32 MiB), so advising the pages a block lies on advises no other
+// allocation's memory; a smaller block gains little. Resident memory: a huge page is
+// resident whole, so a block may hold up to 2 MiB more than it has touched (its last,
+// partly used huge page).
 #ifndef CONIFER_HUGE_PAGES_H
 #define CONIFER_HUGE_PAGES_H
 
