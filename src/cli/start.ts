@@ -141,6 +141,8 @@ async function serve(config: Config): Promise<void> {
     backups.failInterrupted();
   });
   await runner.start();
+  // Listed again, not reused from the engine's warm-up count: runner.start() may just
+  // have finished deleting an index, whose files must not be loaded.
   await registry.recover(recoverable(catalog));
   bestEffort(log, 'resuming restores', () => restorer.resume());
   importRunner.start(); // queued and interrupted imports, now that every index is loaded
