@@ -21,7 +21,7 @@ export class Client {
     this.agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
   }
 
-  request(method: string, url: string, body?: string): Promise<Reply> {
+  request(method: string, url: string, body?: string | Buffer): Promise<Reply> {
     const headers: Record<string, string | number> = {
       'Api-Key': this.apiKey,
       'X-Pinecone-Api-Version': '2026-04',

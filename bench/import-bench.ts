@@ -8,7 +8,7 @@ import { cpus, platform, release, arch, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SIZES, generateDense, id, metadataOf, type SizeName } from './data.js';
-import { commitOf, createIndex, ingest } from './harness.js';
+import { commitOf, createIndex, ingest, upsertBatches } from './harness.js';
 import { Client } from './http.js';
 import { runImportPhase, writeImportSource } from './import-phase.js';
 import { writeImportReport, type ImportBenchResult } from './report.js';
@@ -41,7 +41,7 @@ export async function runImportBenchmark(options: {
     const httpHost = await createIndex(client, server.url, { name: 'bench-http', dimension: data.dim, metric: 'cosine' });
     const encode = (i: number): string =>
       JSON.stringify({ id: id(i), values: Array.from(data.vectors.subarray(i * data.dim, (i + 1) * data.dim)), metadata: metadataOf(data, i) });
-    const http = await ingest(client, httpHost, encode, 0, sample, 4, 30 * 60_000, true);
+    const http = await ingest(client, httpHost, upsertBatches(encode, 0, sample), 4, 30 * 60_000, true);
     await client.json('DELETE', `${server.url}/indexes/bench-http`);
     log(`HTTP upsert: ${Math.round(http.phase.vectorsPerSecond)} vectors/s (${sample} records, c4)`);
 

@@ -381,13 +381,18 @@ ${markdown(filterStrategyTable(r))}
 
 Largest batches the limits allow (≤ 1000 vectors and ≤ 2,000,000 bytes per request); the
 first ~30 % of the records at concurrency 1, the rest at concurrency 4, into one index.
+Every body is encoded (\`JSON.stringify\` of the values, as clients send) before the clock
+starts (the harness took ${r.ingest.encodeSeconds.toFixed(1)} s for the ${r.data.records.toLocaleString('en-US')} records), so
+the phase measures the server: a real client encodes on its own machine, and on these
+shared cores encoding while sending took about one of the two. The sparse and hybrid upserts
+below are sent the same way.
 
 ${markdown(ingestTable(r))}
 
 ${importSection(r)}${twoIndexSection(r)}## Other operations and server responsiveness
 
 The latency of \`GET /health\` (probed every 20 ms from its own thread and connection in the
-harness, so the harness's own work — building 2 MB upsert bodies — does not delay the probe)
+harness, so the harness's own work does not delay the probe)
 while the server is busy stands in for the server's event-loop delay — a proxy, not the
 delay itself (\`node dist/bench/ingest-health.js\` prints both).
 

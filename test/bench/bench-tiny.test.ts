@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runBenchmark } from '../../bench/harness.js';
+import { runBenchmark, upsertBatches } from '../../bench/harness.js';
 import { recallAtK } from '../../bench/stats.js';
 
 /** Every number in a JSON-like value, with its path. */
@@ -30,6 +30,25 @@ test('recall@k scores a perturbed result list below 1', () => {
   assert.equal(recallAtK(perturbed, truth, 10, (id) => (id === 42 ? 0.5 : 0)), 0.9, 'a worse score is still a miss');
   assert.equal(recallAtK(perturbed, truth, 10, (id) => (id === 42 ? 1 : 0)), 1, 'a tie with the k-th score is not a miss');
   assert.equal(recallAtK([2, 1], { ids: [1, 2], scores: [2, 1] }, 10), 1, 'fewer than k matching');
+});
+
+test('upsert batches cover every record once, in order, within the request limits', () => {
+  // Records of varying size, so some batches end at the byte limit and some at 1000 vectors.
+  const encode = (i: number): string => JSON.stringify({ id: `r${i}`, pad: 'x'.repeat(i % 7 === 0 ? 90_000 : 100) });
+  const batches = upsertBatches(encode, 5, 2600);
+  const ids: string[] = [];
+  let byBytes = 0;
+  for (const b of batches) {
+    assert.ok(b.body.length <= 2_000_000, `batch at ${b.first}: ${b.body.length} bytes`);
+    const vectors = (JSON.parse(b.body.toString('utf8')) as { vectors: { id: string }[] }).vectors;
+    assert.ok(vectors.length <= 1000);
+    assert.equal(vectors.length, b.count);
+    assert.equal(vectors[0].id, `r${b.first}`);
+    if (vectors.length < 1000 && b !== batches[batches.length - 1]) byBytes++;
+    ids.push(...vectors.map((v) => v.id));
+  }
+  assert.ok(byBytes > 0, 'some batches ended at the byte limit');
+  assert.deepEqual(ids, Array.from({ length: 2595 }, (_, i) => `r${i + 5}`));
 });
 
 test('the tiny benchmark runs end to end and reports every figure', { timeout: 360_000 }, async () => {
