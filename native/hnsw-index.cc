@@ -21,18 +21,23 @@
 // is left as it is).
 //
 // Thread rule: an HnswIndex belongs to the JavaScript thread that created it, and every
-// method is synchronous. addPoints may fan out over extra native threads, but it joins them
-// before it returns, so no search ever runs beside an insert (hnswlib's search takes no
-// locks). load(path, true) reads the file on a native thread that touches nothing but its
-// own result; every method joins it first. Nothing here keeps a pointer into a JavaScript
-// buffer after a call returns.
+// method but saveInBackground is synchronous. addPoints may fan out over extra native
+// threads, but it joins them before it returns, so no search ever runs beside an insert
+// (hnswlib's search takes no locks). load(path, true) reads the file on a native thread
+// that touches nothing but its own result; every method joins it first.
+// saveInBackground(path) writes the graph on a libuv pool thread; that thread only READS
+// the graph, so searches (and capacity/count, which read) go on beside it, while every
+// method that changes the graph or frees it waits until the write has ended (WaitForSave).
+// Nothing here keeps a pointer into a JavaScript buffer after a call returns.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <sys/stat.h>
 #include <thread>
 #include <vector>
 
@@ -88,9 +93,21 @@ struct HnswIndex {
   std::thread loading;
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> loaded;
   std::string loadError;
+  // A background save (saveInBackground) in progress: set on the owner thread when it is
+  // queued, cleared by the pool thread when the file is written (under saveMutex).
+  std::mutex saveMutex;
+  std::condition_variable saveEnded;
+  bool saveRunning = false;
 
   ~HnswIndex() {
     if (loading.joinable()) loading.join();
+    WaitForSave();
+  }
+
+  // Blocks until no background save reads the graph.
+  void WaitForSave() {
+    std::unique_lock<std::mutex> lock(saveMutex);
+    saveEnded.wait(lock, [this] { return !saveRunning; });
   }
 };
 
@@ -130,6 +147,30 @@ bool Settle(napi_env env, HnswIndex* h, bool report) {
   return false;
 }
 
+// Writes the graph to `path` in hnswlib's format and checks the file is whole. hnswlib's
+// saveIndex checks no stream state: a directory that does not exist, or a disk that
+// fills, would leave a short file and no error. So the size is checked against what
+// saveIndex writes (the header fields, the node array, then per node a length and its
+// upper-layer links). Only regular files have a size to check (a test writes to a FIFO).
+void WriteGraph(hnswlib::HierarchicalNSW<float>* g, const std::string& path) {
+  g->saveIndex(path);
+  size_t expected = sizeof g->offsetLevel0_ + sizeof g->max_elements_ + sizeof g->cur_element_count +
+                    sizeof g->size_data_per_element_ + sizeof g->label_offset_ + sizeof g->offsetData_ +
+                    sizeof g->maxlevel_ + sizeof g->enterpoint_node_ + sizeof g->maxM_ + sizeof g->maxM0_ + sizeof g->M_ +
+                    sizeof g->mult_ + sizeof g->ef_construction_;
+  const size_t count = g->cur_element_count;
+  expected += count * g->size_data_per_element_;
+  for (size_t i = 0; i < count; i++) {
+    expected += sizeof(unsigned int);
+    if (g->element_levels_[i] > 0) expected += g->size_links_per_element_ * g->element_levels_[i];
+  }
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) throw std::runtime_error("the graph file could not be written: " + path);
+  if (S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) != expected)
+    throw std::runtime_error("the graph file was written short (" + std::to_string(st.st_size) + " of " +
+                             std::to_string(expected) + " bytes; is the disk full?)");
+}
+
 // Scales `v` (dim floats) to unit length into `out`, as hnswlib-node's cosine space does:
 // float sum of squares in order, then one division per component.
 void unitLength(const float* v, uint32_t dim, float* out) {
@@ -165,10 +206,16 @@ napi_value Number(napi_env env, double value) {
   return n;
 }
 
+// What a method does with the graph: kReads may run beside a background save, kChanges
+// (the default) waits for it to end first.
+enum Access { kChanges, kReads };
+
 // The wrapped index of `this` and up to `max` arguments, after any background load has
-// ended; null (with a JS error thrown) when `this` is not an HnswIndex, or when
-// `needIndex` and the index was closed, never created, or failed to load.
-HnswIndex* Self(napi_env env, napi_callback_info info, size_t max, napi_value* argv, size_t* argc, bool needIndex = true) {
+// ended (and, unless `access` is kReads, any background save); null (with a JS error
+// thrown) when `this` is not an HnswIndex, or when `needIndex` and the index was closed,
+// never created, or failed to load.
+HnswIndex* Self(napi_env env, napi_callback_info info, size_t max, napi_value* argv, size_t* argc, bool needIndex = true,
+                Access access = kChanges) {
   napi_value self;
   *argc = max;
   if (napi_get_cb_info(env, info, argc, argv, &self, nullptr) != napi_ok) return nullptr;
@@ -178,6 +225,7 @@ HnswIndex* Self(napi_env env, napi_callback_info info, size_t max, napi_value* a
     return nullptr;
   }
   auto* h = static_cast<HnswIndex*>(data);
+  if (access == kChanges) h->WaitForSave();
   if (!Settle(env, h, needIndex)) return nullptr;
   if (needIndex && !h->index) {
     napi_throw_error(env, nullptr, "the index is closed or was never initialised");
@@ -318,7 +366,8 @@ napi_value Wait(napi_env env, napi_callback_info info) {
   return h ? Undefined(env) : nullptr;
 }
 
-// save(path): writes the graph in hnswlib's format (the caller makes it durable).
+// save(path): writes the graph in hnswlib's format (the caller makes it durable); throws
+// when the file could not be written whole.
 napi_value Save(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   size_t argc;
@@ -327,9 +376,95 @@ napi_value Save(napi_env env, napi_callback_info info) {
   std::string path;
   if (argc != 1 || !Text(env, argv[0], &path)) return fail(env, "save(path): path is a string");
   return Guard(env, [&] {
-    h->index->saveIndex(path);
+    WriteGraph(h->index.get(), path);
     return Undefined(env);
   });
+}
+
+// A background save: what the pool thread needs, and the JS object kept alive meanwhile.
+struct SaveWork {
+  napi_async_work work = nullptr;
+  napi_deferred deferred = nullptr;
+  napi_ref self = nullptr;
+  HnswIndex* h = nullptr;
+  std::string path;
+  std::string error;
+};
+
+// Pool thread: writes the file (reading the graph only), then lets waiting writers on.
+void SaveExecute(napi_env, void* data) {
+  auto* w = static_cast<SaveWork*>(data);
+  try {
+    WriteGraph(w->h->index.get(), w->path);
+  } catch (const std::exception& err) {
+    w->error = err.what();
+  } catch (...) {
+    w->error = "unknown failure";
+  }
+  {
+    std::lock_guard<std::mutex> lock(w->h->saveMutex);
+    w->h->saveRunning = false;
+  }
+  w->h->saveEnded.notify_all();
+}
+
+// Owner thread: settles the promise and frees the work.
+void SaveComplete(napi_env env, napi_status status, void* data) {
+  auto* w = static_cast<SaveWork*>(data);
+  if (status != napi_ok && w->error.empty()) {
+    // Cancelled before it ran: SaveExecute never cleared the flag.
+    std::lock_guard<std::mutex> lock(w->h->saveMutex);
+    w->h->saveRunning = false;
+    w->error = "the save was cancelled";
+  }
+  w->h->saveEnded.notify_all();
+  if (w->error.empty()) {
+    napi_resolve_deferred(env, w->deferred, Undefined(env));
+  } else {
+    napi_value message, error;
+    napi_create_string_utf8(env, w->error.c_str(), NAPI_AUTO_LENGTH, &message);
+    napi_create_error(env, nullptr, message, &error);
+    napi_reject_deferred(env, w->deferred, error);
+  }
+  napi_delete_reference(env, w->self);
+  napi_delete_async_work(env, w->work);
+  delete w;
+}
+
+// saveInBackground(path): a Promise; writes the graph in hnswlib's format on a libuv pool
+// thread (the caller makes it durable). Until it settles, searches run beside it and
+// every method that changes the graph waits for the write to end (see the thread rule).
+napi_value SaveInBackground(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  napi_value self;
+  size_t argc;
+  HnswIndex* h = Self(env, info, 1, argv, &argc);
+  if (!h) return nullptr;
+  std::string path;
+  if (argc != 1 || !Text(env, argv[0], &path)) return fail(env, "saveInBackground(path): path is a string");
+  size_t none = 0;
+  napi_get_cb_info(env, info, &none, nullptr, &self, nullptr);
+  auto w = std::make_unique<SaveWork>();
+  w->h = h;
+  w->path = std::move(path);
+  napi_value promise, name;
+  napi_create_string_utf8(env, "conifer:hnsw-save", NAPI_AUTO_LENGTH, &name);
+  if (napi_create_promise(env, &w->deferred, &promise) != napi_ok || napi_create_reference(env, self, 1, &w->self) != napi_ok ||
+      napi_create_async_work(env, nullptr, name, SaveExecute, SaveComplete, w.get(), &w->work) != napi_ok) {
+    if (w->self) napi_delete_reference(env, w->self);
+    napi_throw_error(env, nullptr, "could not start the save");
+    return nullptr;
+  }
+  h->saveRunning = true;  // no other thread reads it before the work is queued
+  if (napi_queue_async_work(env, w->work) != napi_ok) {
+    h->saveRunning = false;
+    napi_delete_reference(env, w->self);
+    napi_delete_async_work(env, w->work);
+    napi_throw_error(env, nullptr, "could not queue the save");
+    return nullptr;
+  }
+  w.release();
+  return promise;
 }
 
 // resize(capacity): room for `capacity` nodes (copies the graph).
@@ -340,13 +475,13 @@ napi_value Resize(napi_env env, napi_callback_info info) {
 // capacity(): nodes the graph has room for; count(): nodes it holds (deleted ones included).
 napi_value Capacity(napi_env env, napi_callback_info info) {
   size_t argc;
-  HnswIndex* h = Self(env, info, 0, nullptr, &argc);
+  HnswIndex* h = Self(env, info, 0, nullptr, &argc, true, kReads);
   return h ? Number(env, static_cast<double>(h->index->getMaxElements())) : nullptr;
 }
 
 napi_value NodeCount(napi_env env, napi_callback_info info) {
   size_t argc;
-  HnswIndex* h = Self(env, info, 0, nullptr, &argc);
+  HnswIndex* h = Self(env, info, 0, nullptr, &argc, true, kReads);
   return h ? Number(env, static_cast<double>(h->index->getCurrentElementCount())) : nullptr;
 }
 
@@ -433,7 +568,7 @@ napi_value MarkDelete(napi_env env, napi_callback_info info) {
 napi_value Search(napi_env env, napi_callback_info info) {
   napi_value argv[5];
   size_t argc;
-  HnswIndex* h = Self(env, info, 5, argv, &argc);
+  HnswIndex* h = Self(env, info, 5, argv, &argc, true, kReads);
   if (!h) return nullptr;
   void* qdata;
   size_t qlen, k, ef;
@@ -502,6 +637,7 @@ napi_value Register(napi_env env, napi_value exports) {
       {"load", nullptr, Load, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"wait", nullptr, Wait, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"save", nullptr, Save, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"saveInBackground", nullptr, SaveInBackground, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"resize", nullptr, Resize, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"capacity", nullptr, Capacity, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"count", nullptr, NodeCount, nullptr, nullptr, nullptr, napi_default, nullptr},

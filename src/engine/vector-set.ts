@@ -321,7 +321,11 @@ export class VectorSet {
     const extent = this.labels.extent;
     const ids: (string | null)[] = new Array<string | null>(extent);
     for (let label = 0; label < extent; label++) ids[label] = this.labels.id(label) ?? null;
-    return { state: { name, seq, ids, ...graph.flags(extent) }, writeGraph: (file) => graph.writeSync(file) };
+    return {
+      state: { name, seq, ids, ...graph.flags(extent) },
+      writeGraph: (file) => graph.writeSync(file),
+      writeGraphInBackground: (file) => graph.writeInBackground(file),
+    };
   }
 
   /** Records searched exactly because they are not yet in a graph (0 without a graph). */

@@ -156,6 +156,41 @@ describe('engine worker restart and graph recovery (black box)', () => {
     assert.ok((await recall(server, host2, vectors, 12)) >= 0.9);
   });
 
+  it('a snapshot written in the background while writes go on is used after kill -9, with every later write', async () => {
+    const dir = tempDataDir();
+    let server = await startServer({ dataDir: dir });
+    const entry: { server?: TestServer; dir: string } = { server, dir };
+    cleanup.push(entry);
+    const host = await createIndex(server, denseIndex('bg', DIM, 'euclidean'));
+    const vectors = records(5, N);
+    await upsertAll(server, host, vectors);
+    // Once the graph holds every record, the worker writes its first snapshot with a
+    // graph (≥ 1,000 changes), though no write follows to wake it.
+    await waitOutput(server, /^(?=.*"msg":"graph snapshot written")(?=.*"graphs":1[,}]).*$/m);
+    // Writes after it: new records, replaced vectors, deletes; the next start replays them.
+    const extra = records(6, N + 300).slice(N);
+    await upsert(server, host, extra);
+    const replaced = vectors.slice(0, 200).map((v) => ({ id: v.id, values: v.values!.map((x) => -x) }));
+    await upsert(server, host, replaced);
+    const deleted = vectors.slice(200, 300).map((v) => v.id);
+    const del = await dp(server, host, 'POST', '/vectors/delete', { body: { ids: deleted } });
+    assert.equal(del.status, 200, del.text);
+    await server.kill();
+
+    server = await startServer({ dataDir: dir });
+    entry.server = server;
+    await waitReady(server);
+    await waitOutput(server, /"fromSnapshot":"yes"/);
+    const expected = [...replaced, ...vectors.slice(300), ...extra];
+    const host2 = await hostOf(server, 'bg');
+    const all = await queryWhenUp(server, host2, { vector: Array(DIM).fill(0), topK: 10_000 });
+    assert.deepEqual(all.map((m) => m.id).sort(), expected.map((v) => v.id).sort());
+    // A replaced record is found by its new vector.
+    const top = await queryWhenUp(server, host2, { vector: replaced[5].values, topK: 1 });
+    assert.equal(top[0].id, replaced[5].id);
+    assert.ok((await recall(server, host2, expected, 15)) >= 0.9);
+  });
+
   it('a clean shutdown writes a snapshot the next start uses; a damaged one is rebuilt', async () => {
     const dir = tempDataDir();
     let server = await startServer({ dataDir: dir });

@@ -17,6 +17,7 @@ export interface NativeHnswIndex {
   load(path: string, background?: boolean): void;
   wait(): void;
   save(path: string): void;
+  saveInBackground(path: string): Promise<void>;
   resize(capacity: number): void;
   capacity(): number;
   count(): number;

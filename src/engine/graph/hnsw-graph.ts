@@ -2,9 +2,11 @@
 // Conifer's binding, native/hnsw-index.cc, loaded by hnsw-binding.ts).
 //
 // Thread rule: a graph belongs to the engine worker thread that created it and is only
-// ever called synchronously from it. An insert batch may fan out over native threads
-// (insertUntil's `threads`), but the call joins them before it returns, so a search
-// never runs beside an insert (hnswlib's search takes no locks).
+// ever called from it. An insert batch may fan out over native threads (insertUntil's
+// `threads`), but the call joins them before it returns, so a search never runs beside an
+// insert (hnswlib's search takes no locks). The one call that returns before its native
+// work ends is writeInBackground: a pool thread reads the graph while this thread goes on
+// searching; until it ends the graph does not change (see `saving`).
 //
 // What the graph holds, per label:
 //   indexed[label] = 1  the graph has a live node with the label's CURRENT vector;
@@ -61,6 +63,14 @@ export class HnswGraph {
    * the load first.
    */
   private loading: { deferredDeletes: number[] } | undefined;
+  /**
+   * While writeInBackground's file is being written: the graph must stay as it was when the
+   * write began (its flags were captured then), so inserts wait (insertUntil does nothing)
+   * and the labels invalidated meanwhile are only marked deleted once it ends. Until then
+   * the native graph may still return them, so search() drops every label no longer
+   * `indexed`.
+   */
+  private saving: { deferredDeletes: number[] } | undefined;
 
   private constructor(
     private readonly index: NativeHnswIndex,
@@ -151,6 +161,7 @@ export class HnswGraph {
   invalidate(label: number): void {
     if (label >= this.indexed.length || !this.indexed[label]) return;
     if (this.loading) this.loading.deferredDeletes.push(label);
+    else if (this.saving) this.saving.deferredDeletes.push(label);
     else native(() => this.index.markDelete(label));
     this.indexed[label] = 0;
     this.liveNodes--;
@@ -177,6 +188,7 @@ export class HnswGraph {
    * graph is the same for the same inserts; more: it depends on scheduling).
    */
   insertUntil(deadline: number, arena: VectorArena, isLive: (label: number) => boolean, threads = 1): number {
+    if (this.saving) return 0; // the queue keeps its labels: they go in once the write ends
     let inserted = 0;
     if (this.batchLabels.length !== INSERT_BATCH_PER_THREAD * threads) {
       this.batchLabels = new Uint32Array(INSERT_BATCH_PER_THREAD * threads);
@@ -228,21 +240,67 @@ export class HnswGraph {
   search(q: Float32Array, k: number, ef: number, allowed?: Bitmap): number[] {
     if (this.liveNodes === 0) return [];
     this.settle();
-    const n = Math.min(k, this.capacity);
+    // During a background write, nodes invalidated meanwhile are not marked yet: ask for
+    // as many more as there are, and drop them.
+    const hidden = this.saving?.deferredDeletes.length ?? 0;
+    const n = Math.min(k + hidden, this.capacity);
     const found = native(() => this.index.search(q, n, Math.max(ef, n), allowed?.words ?? null, allowed?.size ?? 0));
-    return Array.from(found);
+    if (hidden === 0) return Array.from(found);
+    const live: number[] = [];
+    for (const label of found) if (this.indexed[label] && live.length < k) live.push(label);
+    return live;
   }
 
   /** Writes the graph to `file` (hnswlib's format). */
   writeSync(file: string): void {
     this.settle();
+    this.endSave();
     native(() => this.index.save(file));
+  }
+
+  /**
+   * Writes the graph to `file` (hnswlib's format) on a native pool thread; this thread
+   * goes on meanwhile (searches run, the graph does not change: see `saving`). Settles
+   * when the file is written; the caller makes it durable.
+   */
+  async writeInBackground(file: string): Promise<void> {
+    this.settle();
+    this.endSave();
+    const written = native(() => this.index.saveInBackground(file));
+    const saving: { deferredDeletes: number[] } = { deferredDeletes: [] };
+    this.saving = saving;
+    try {
+      await written;
+    } catch (err) {
+      throw new GraphError(`hnswlib: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      // Unless a later write (or close) already ended it.
+      if (this.saving === saving) this.endSave();
+    }
+  }
+
+  /** Whether a background write is in progress (the graph takes no inserts until it ends). */
+  get writing(): boolean {
+    return this.saving !== undefined;
   }
 
   /** Frees the graph's native memory now (the graph is unusable afterwards). */
   close(): void {
     this.loading = undefined;
+    this.saving = undefined;
     native(() => this.index.close());
+  }
+
+  /**
+   * Ends the state of a background write: marks the labels invalidated during it. The
+   * native calls wait for the write itself to end, so this may block when called early
+   * (by another write); called when it settled, it does not.
+   */
+  private endSave(): void {
+    const saving = this.saving;
+    if (!saving) return;
+    this.saving = undefined;
+    for (const label of saving.deferredDeletes) native(() => this.index.markDelete(label));
   }
 
   /** Ends a background load (load()): takes its capacity and applies the deferred deletes. */

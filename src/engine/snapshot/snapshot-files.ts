@@ -107,38 +107,94 @@ export interface NamespaceToWrite {
   state: NamespaceState;
   /** Writes the graph to the given path (synchronously). */
   writeGraph(file: string): void;
+  /**
+   * Writes the graph to the given path on a native thread: the graph stays as `state`
+   * describes it until the write ends, while searches go on (HnswGraph.writeInBackground).
+   */
+  writeGraphInBackground(file: string): Promise<void>;
 }
 
 /** Writes a complete snapshot at `seq` and removes the files of the previous one. */
 export function writeSnapshot(indexDir: string, shape: IndexShape, seq: number, namespaces: NamespaceToWrite[]): void {
   const dir = snapshotDir(indexDir);
   fs.mkdirSync(dir, { recursive: true });
-  const stamp = `${seq}-${Date.now().toString(36)}`;
-  const entries: ManifestEntry[] = [];
-  namespaces.forEach((ns, i) => {
-    const stateName = `${stamp}-${i}.state`;
-    const graphName = `${stamp}-${i}.graph`;
+  const files = fileNames(seq, namespaces.length);
+  const entries = namespaces.map((ns, i): ManifestEntry => {
+    const { stateName, graphName } = files[i];
     const graphTemp = path.join(dir, `${graphName}.tmp`);
     ns.writeGraph(graphTemp);
     fsyncFile(graphTemp);
     fs.renameSync(graphTemp, path.join(dir, graphName));
-    const state = JSON.stringify({
-      format: SNAPSHOT_FORMAT,
-      seq,
-      name: ns.state.name,
-      ids: ns.state.ids,
-      indexed: Buffer.from(ns.state.indexed).toString('base64'),
-      inGraph: Buffer.from(ns.state.inGraph).toString('base64'),
-    });
+    const state = stateText(seq, ns.state);
     writeDurably(path.join(dir, stateName), state);
-    entries.push({
-      name: ns.state.name,
-      state: stateName,
-      graph: graphName,
-      stateSha256: sha256(state),
-      graphSha256: fileSha256(path.join(dir, graphName)),
-    });
+    const graphSha256 = fileSha256(path.join(dir, graphName));
+    return { name: ns.state.name, state: stateName, graph: graphName, stateSha256: sha256(state), graphSha256 };
   });
+  commitManifest(dir, shape, seq, entries);
+}
+
+/**
+ * writeSnapshot without the long stall: the graphs are written on native threads (all
+ * started at once, in this call's first synchronous part, so each is written as it stood
+ * when the caller captured `namespaces`), and the fsyncs and checksums of the files run
+ * asynchronously (the checksum one chunk at a time), so the engine worker goes on answering
+ * queries meanwhile. Only the manifest's commit at the end is synchronous, and it happens
+ * only while `current()` still says so (the index is open and no other snapshot replaced
+ * this one): false when it gave up, leaving files the next snapshot removes.
+ */
+export async function writeSnapshotInBackground(
+  indexDir: string,
+  shape: IndexShape,
+  seq: number,
+  namespaces: NamespaceToWrite[],
+  current: () => boolean,
+): Promise<boolean> {
+  const dir = snapshotDir(indexDir);
+  fs.mkdirSync(dir, { recursive: true });
+  const files = fileNames(seq, namespaces.length);
+  const writes = await Promise.allSettled(namespaces.map((ns, i) => ns.writeGraphInBackground(path.join(dir, `${files[i].graphName}.tmp`))));
+  for (const w of writes) if (w.status === 'rejected') throw w.reason;
+  const entries: ManifestEntry[] = [];
+  for (const [i, ns] of namespaces.entries()) {
+    if (!current()) return false;
+    const { stateName, graphName } = files[i];
+    const graphTemp = path.join(dir, `${graphName}.tmp`);
+    await fsyncFileAsync(graphTemp);
+    await fs.promises.rename(graphTemp, path.join(dir, graphName));
+    const state = stateText(seq, ns.state);
+    await writeDurablyAsync(path.join(dir, stateName), state);
+    const graphSha256 = await fileSha256Async(path.join(dir, graphName));
+    entries.push({ name: ns.state.name, state: stateName, graph: graphName, stateSha256: sha256(state), graphSha256 });
+  }
+  if (!current()) return false;
+  commitManifest(dir, shape, seq, entries);
+  return true;
+}
+
+/** The snapshot's file names: unique per write, so a write never touches another's files. */
+function fileNames(seq: number, count: number): { stateName: string; graphName: string }[] {
+  const stamp = `${seq}-${Date.now().toString(36)}-${(nameCounter++).toString(36)}`;
+  return Array.from({ length: count }, (_, i) => ({ stateName: `${stamp}-${i}.state`, graphName: `${stamp}-${i}.graph` }));
+}
+let nameCounter = 0;
+
+function stateText(seq: number, state: NamespaceState): string {
+  return JSON.stringify({
+    format: SNAPSHOT_FORMAT,
+    seq,
+    name: state.name,
+    ids: state.ids,
+    indexed: Buffer.from(state.indexed).toString('base64'),
+    inGraph: Buffer.from(state.inGraph).toString('base64'),
+  });
+}
+
+/**
+ * Makes the snapshot whose files (durable, renamed) `entries` names the current one: the
+ * directory entries are fsynced, then the manifest replaces the old one, then every file
+ * no manifest names is removed. Synchronous: nothing can interleave with it.
+ */
+function commitManifest(dir: string, shape: IndexShape, seq: number, entries: ManifestEntry[]): void {
   fsyncDirectory(dir);
   const body: ManifestBody = { format: SNAPSHOT_FORMAT, seq, indexShape: shape, namespaces: entries };
   const bodyText = JSON.stringify(body);
@@ -235,6 +291,39 @@ function fileSha256(file: string): string {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** fileSha256 without holding the thread: each chunk is read asynchronously. */
+async function fileSha256Async(file: string): Promise<string> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    const hash = createHash('sha256');
+    const chunk = Buffer.allocUnsafe(HASH_CHUNK);
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, HASH_CHUNK, null);
+      if (bytesRead === 0) break;
+      hash.update(chunk.subarray(0, bytesRead));
+    }
+    return hash.digest('hex');
+  } finally {
+    await handle.close();
+  }
+}
+
+async function fsyncFileAsync(file: string): Promise<void> {
+  const handle = await fs.promises.open(file, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function writeDurablyAsync(file: string, content: string): Promise<void> {
+  const temp = `${file}.tmp`;
+  await fs.promises.writeFile(temp, content);
+  await fsyncFileAsync(temp);
+  await fs.promises.rename(temp, file);
 }
 
 function readOrUnusable(file: string): Buffer {

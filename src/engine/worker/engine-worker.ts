@@ -23,8 +23,10 @@
 // tail into graphs, rebuilding graphs, writing snapshots — runs in slices between
 // messages (setImmediate yields to the message loop after each slice), so a query
 // waits at most one slice, and the main thread never waits for any of it. Loading and
-// graph inserts are bounded by the slice budget (below); a snapshot write is one longer step (hnswlib
-// writes a graph in one call), which is why snapshots are rare (see maybeSnapshot).
+// graph inserts are bounded by the slice budget (below). A snapshot's graph files are
+// written on native pool threads (snapshotInBackground): queries go on meanwhile, while
+// that index's graph inserts wait until the write ends (a write that must change a
+// graph, a delete, only defers its mark).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
@@ -44,7 +46,7 @@ import {
 import { DEFAULT_GRAPH_OPTIONS, type GraphOptions } from '../vector-set.js';
 import { lowerThisThreadPriority } from '../thread-priority.js';
 import { RECORD_STORE_FILE, RecordStore } from '../store/record-store.js';
-import { writeSnapshot } from '../snapshot/snapshot-files.js';
+import { writeSnapshot, writeSnapshotInBackground } from '../snapshot/snapshot-files.js';
 import { hnswBuild } from '../graph/hnsw-binding.js';
 import { nativeAddon, nativeAddonError } from '../native-addon.js';
 import { FAULT_CRASH_ID, faultInjectionEnabled } from './fault-injection.js';
@@ -69,9 +71,10 @@ const PROGRESS_LOG_INTERVAL_MS = 5000;
 // When to snapshot an index: once its graphs have caught up (no tail left) and at least
 // SNAPSHOT_MIN_CHANGES changes arrived since the last snapshot, at most once per
 // SNAPSHOT_MIN_INTERVAL_MS; and at clean shutdown ('flush'). A snapshot only saves graph
-// insertion work, which is large only after many changes; writing it stalls queries for
-// as long as hnswlib takes to write the graph, so it is kept rare and never taken while
-// the tail is still being inserted (that snapshot would be outdated at once).
+// insertion work, which is large only after many changes; writing it costs I/O and holds
+// the index's graph inserts for as long as hnswlib takes to write the graph (~0.4 s at
+// 100k × 384), so it is kept rare and never taken while the tail is still being inserted
+// (that snapshot would be outdated at once).
 const SNAPSHOT_MIN_CHANGES = 1000;
 const SNAPSHOT_MIN_INTERVAL_MS = 60_000;
 // A read waits for its minSeq at most this long, then answers "retry" (503). Reaching it
@@ -102,6 +105,12 @@ interface IndexSlot {
   held: HeldRead[];
   changesSinceSnapshot: number;
   lastSnapshotAt: number;
+  /** A background snapshot write is in progress (the index's graph work waits for it). */
+  writingSnapshot: boolean;
+  /** Bumped by every snapshot: a background write commits only if none started after it. */
+  snapshotGeneration: number;
+  /** Set while a snapshot is due but waits for SNAPSHOT_MIN_INTERVAL_MS (maybeSnapshot). */
+  snapshotTimer?: NodeJS.Timeout;
   lastProgressLog: number;
 }
 
@@ -170,6 +179,8 @@ function open(msg: Extract<EngineCall, { op: 'open' }>): void {
     held: [],
     changesSinceSnapshot: loader.seq - (snapshotSeq ?? 0),
     lastSnapshotAt: snapshotSeq !== undefined ? performance.now() : -Infinity,
+    writingSnapshot: false,
+    snapshotGeneration: 0,
     lastProgressLog: performance.now(),
   });
   // One slice at once: a small index is then searchable as soon as its open is handled; a
@@ -191,6 +202,7 @@ function handle(msg: EngineCall): EngineReply | undefined {
         for (const reqId of slot.openReqIds) post({ type: 'error', reqId, error: `index ${msg.indexId} was closed while loading`, retryable: false });
       }
       if (slot) failHeld(slot, `index ${msg.indexId} was closed`);
+      clearTimeout(slot?.snapshotTimer);
       slot?.engine.close();
       indexes.delete(msg.indexId);
       return { type: 'reply', op: 'close', reqId: msg.reqId, result: null };
@@ -339,7 +351,8 @@ function runSlice(): void {
   workCursor = (workCursor + 1) % Math.max(1, slots.length);
   for (let i = 0; i < slots.length; i++) {
     const [indexId, slot] = slots[(workCursor + i) % slots.length];
-    if (slot.loader) continue;
+    // A snapshot being written holds the index's graphs still; its end schedules again.
+    if (slot.loader || slot.writingSnapshot) continue;
     if (slot.engine.hasWork && performance.now() < deadline) {
       slot.engine.work(deadline);
       logProgress(indexId, slot);
@@ -390,14 +403,77 @@ function logProgress(indexId: string, slot: IndexSlot): void {
 }
 
 function maybeSnapshot(indexId: string, slot: IndexSlot): void {
-  if (slot.changesSinceSnapshot < SNAPSHOT_MIN_CHANGES) return;
-  if (performance.now() - slot.lastSnapshotAt < SNAPSHOT_MIN_INTERVAL_MS) return;
-  snapshotIndex(indexId, slot);
+  if (slot.changesSinceSnapshot < SNAPSHOT_MIN_CHANGES || slot.writingSnapshot) return;
+  const wait = slot.lastSnapshotAt + SNAPSHOT_MIN_INTERVAL_MS - performance.now();
+  if (wait > 0) {
+    // Come back when the interval has passed: an index whose writes stopped runs no more
+    // slices, and its graphs would otherwise wait for the next write (or a clean shutdown)
+    // to be saved, so a crash meanwhile meant rebuilding them all.
+    slot.snapshotTimer ??= setTimeout(() => {
+      slot.snapshotTimer = undefined;
+      if (halted || indexes.get(indexId) !== slot || slot.loader) return;
+      if (slot.engine.hasWork) schedule(); // the slice that ends the work checks again
+      else maybeSnapshot(indexId, slot);
+    }, wait).unref();
+    return;
+  }
+  snapshotInBackground(indexId, slot);
 }
 
-/** Never throws: a snapshot is a cache, so a failed write is logged and retried later. */
+/**
+ * A snapshot of the index as it is now, written while the worker goes on (see
+ * writeSnapshotInBackground). Never throws and never rejects: a snapshot is a cache, so a
+ * failed write is logged and retried later; one given up (the index closed, the worker
+ * flushing, a newer snapshot) is dropped silently.
+ */
+function snapshotInBackground(indexId: string, slot: IndexSlot): void {
+  const started = performance.now();
+  const seq = slot.seq;
+  const changes = slot.changesSinceSnapshot;
+  const generation = ++slot.snapshotGeneration;
+  const current = (): boolean => !halted && indexes.get(indexId) === slot && slot.snapshotGeneration === generation;
+  let namespaces;
+  try {
+    namespaces = slot.engine.snapshot(seq);
+  } catch (err) {
+    slot.lastSnapshotAt = started;
+    log('error', 'writing a graph snapshot failed; the next start rebuilds the graphs', { indexId, err: err instanceof Error ? err.message : String(err) });
+    return;
+  }
+  // Only graph writes are rate-limited: a snapshot without graphs is a manifest (it lets
+  // tombstones be compacted) and must not delay the first graph's snapshot.
+  if (namespaces.length > 0) slot.lastSnapshotAt = started;
+  slot.writingSnapshot = true;
+  writeSnapshotInBackground(slot.dir, slot.shape, seq, namespaces, current)
+    .then(
+      (committed) => {
+        if (!committed || !current()) return;
+        // Changes that arrived during the write are not in it.
+        slot.changesSinceSnapshot = Math.max(0, slot.changesSinceSnapshot - changes);
+        log('info', 'graph snapshot written', { indexId, seq, graphs: namespaces.length, ms: Math.round(performance.now() - started) });
+        post({ type: 'snapshot', indexId, seq });
+      },
+      (err: unknown) => {
+        if (!current()) return;
+        log('error', 'writing a graph snapshot failed; the next start rebuilds the graphs', {
+          indexId,
+          err: err instanceof Error ? err.message : String(err),
+        });
+      },
+    )
+    .finally(() => {
+      slot.writingSnapshot = false;
+      if (indexes.get(indexId) === slot) schedule();
+    });
+}
+
+/**
+ * A snapshot written before this returns (clean shutdown). Never throws: a snapshot is a
+ * cache, so a failed write is logged and the next start rebuilds.
+ */
 function snapshotIndex(indexId: string, slot: IndexSlot): void {
   slot.lastSnapshotAt = performance.now();
+  slot.snapshotGeneration++;
   const started = performance.now();
   try {
     const namespaces = slot.engine.snapshot(slot.seq);
