@@ -32,8 +32,11 @@ import { measureEcho } from './echo-server.js';
 import { QUIET_MS } from '../src/engine/worker/quiet-release.js';
 
 export const TOP_K = 10;
-/** How long after the dense index is fully indexed its memory is read: the engine's quiet period and a second for the release itself. */
-const SETTLE_MS = QUIET_MS + 1000;
+// How long after the dense index is fully indexed its memory is read: the engine's quiet
+// period, a second for the release itself, and two more because the engine writes the
+// index's first graph snapshot when indexing ends (~1 s at 100k × 384, on pool threads),
+// which is work too: the thread releases memory QUIET_MS after it.
+const SETTLE_MS = QUIET_MS + 3000;
 
 /** Unmeasured passes over the sparse-only and hybrid queries before they are measured (warmUp()). */
 const WARM_UP_PASSES = 5;

@@ -463,7 +463,12 @@ function snapshotInBackground(indexId: string, slot: IndexSlot): void {
     )
     .finally(() => {
       slot.writingSnapshot = false;
-      if (indexes.get(indexId) === slot) schedule();
+      // A burst of work: what it freed goes back to the OS once the thread is quiet again.
+      memory.noteWork();
+      if (indexes.get(indexId) !== slot || halted) return;
+      // Changes that arrived meanwhile: their graph work, or (none) their own snapshot in due time.
+      if (slot.engine.hasWork) schedule();
+      else maybeSnapshot(indexId, slot);
     });
 }
 
