@@ -293,6 +293,7 @@ export async function ingest(
   const latencies: number[] = [];
   let vectors = 0;
   let bytes = 0;
+  client.closeIdle(); // the batches were just encoded: the connections may have idled long
   const started = performance.now();
   const deadline = started + maxMs;
   const lane = async (): Promise<void> => {

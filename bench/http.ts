@@ -56,6 +56,16 @@ export class Client {
     return { body: r.text.length ? (JSON.parse(r.text) as unknown) : undefined, ms: r.ms };
   }
 
+  /**
+   * Closes the idle keep-alive connections. A phase that follows a long pause (upsert
+   * bodies are encoded before an ingest starts: 20 s for the medium hybrid set) must not
+   * reuse a connection the server is closing at that moment for having idled
+   * CONIFER_KEEP_ALIVE_TIMEOUT_MS (30 s): the write would fail with EPIPE.
+   */
+  closeIdle(): void {
+    for (const sockets of Object.values(this.agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+  }
+
   close(): void {
     this.agent.destroy();
   }

@@ -209,7 +209,9 @@ export class IndexRegistry implements IndexStorage {
       await this.writer.close(indexId);
       await this.engine.close(indexId);
     }
-    await rm(indexDir(this.dataDir, indexId), { recursive: true, force: true });
+    // Retries (ENOTEMPTY): a snapshot the engine was writing in the background checks that
+    // its index is still open before each file it creates, but one file may be on its way.
+    await rm(indexDir(this.dataDir, indexId), { recursive: true, force: true, maxRetries: 3 });
     return true;
   }
 

@@ -155,13 +155,17 @@ export async function writeSnapshotInBackground(
   const writes = await Promise.allSettled(namespaces.map((ns, i) => ns.writeGraphInBackground(path.join(dir, `${files[i].graphName}.tmp`))));
   for (const w of writes) if (w.status === 'rejected') throw w.reason;
   const entries: ManifestEntry[] = [];
+  // current() is asked again before every step that creates or renames a file: an index
+  // deleted meanwhile has its directory removed, and no file may appear in it after that.
   for (const [i, ns] of namespaces.entries()) {
     if (!current()) return false;
     const { stateName, graphName } = files[i];
     const graphTemp = path.join(dir, `${graphName}.tmp`);
     await fsyncFileAsync(graphTemp);
+    if (!current()) return false;
     await fs.promises.rename(graphTemp, path.join(dir, graphName));
     const state = stateText(seq, ns.state);
+    if (!current()) return false;
     await writeDurablyAsync(path.join(dir, stateName), state);
     const graphSha256 = await fileSha256Async(path.join(dir, graphName));
     entries.push({ name: ns.state.name, state: stateName, graph: graphName, stateSha256: sha256(state), graphSha256 });
