@@ -123,6 +123,12 @@ export class EngineIndex {
     return false;
   }
 
+  /** Whether any namespace has an HNSW graph (a snapshot then has something slow to save). */
+  get hasGraph(): boolean {
+    for (const set of this.namespaces.values()) if (set.hasGraph) return true;
+    return false;
+  }
+
   /** Background graph work until `deadline` (performance.now() ms), namespaces in turn. */
   work(deadline: number): void {
     const sets = [...this.namespaces.values()].filter((s) => s.hasWork);

@@ -158,6 +158,11 @@ export class VectorSet {
     this.columns = new MetadataColumns(undefined, filterable && new Set(filterable));
   }
 
+  /** Whether the namespace has an HNSW graph (what a snapshot saves). */
+  get hasGraph(): boolean {
+    return this.graph !== undefined;
+  }
+
   get size(): number {
     return this.labels.size;
   }

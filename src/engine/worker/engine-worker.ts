@@ -72,9 +72,11 @@ const PROGRESS_LOG_INTERVAL_MS = 5000;
 // SNAPSHOT_MIN_CHANGES changes arrived since the last snapshot, at most once per
 // SNAPSHOT_MIN_INTERVAL_MS; and at clean shutdown ('flush'). A snapshot only saves graph
 // insertion work, which is large only after many changes; writing it costs I/O and holds
-// the index's graph inserts for as long as hnswlib takes to write the graph (~0.4 s at
-// 100k × 384), so it is kept rare and never taken while the tail is still being inserted
-// (that snapshot would be outdated at once).
+// the index's graph inserts until it ends (~1 s at 100k × 384, fsync and checksum
+// included), so it is kept rare and never taken while the tail is still being inserted
+// (that snapshot would be outdated at once). A snapshot without graphs (a manifest: it
+// lets tombstones be compacted) is rate-limited the same way but does not delay an index's
+// first snapshot with a graph.
 const SNAPSHOT_MIN_CHANGES = 1000;
 const SNAPSHOT_MIN_INTERVAL_MS = 60_000;
 // A read waits for its minSeq at most this long, then answers "retry" (503). Reaching it
@@ -105,6 +107,8 @@ interface IndexSlot {
   held: HeldRead[];
   changesSinceSnapshot: number;
   lastSnapshotAt: number;
+  /** Whether that snapshot held a graph (see SNAPSHOT_MIN_INTERVAL_MS). */
+  lastSnapshotHadGraphs: boolean;
   /** A background snapshot write is in progress (the index's graph work waits for it). */
   writingSnapshot: boolean;
   /** Bumped by every snapshot: a background write commits only if none started after it. */
@@ -179,6 +183,7 @@ function open(msg: Extract<EngineCall, { op: 'open' }>): void {
     held: [],
     changesSinceSnapshot: loader.seq - (snapshotSeq ?? 0),
     lastSnapshotAt: snapshotSeq !== undefined ? performance.now() : -Infinity,
+    lastSnapshotHadGraphs: true,
     writingSnapshot: false,
     snapshotGeneration: 0,
     lastProgressLog: performance.now(),
@@ -404,7 +409,8 @@ function logProgress(indexId: string, slot: IndexSlot): void {
 
 function maybeSnapshot(indexId: string, slot: IndexSlot): void {
   if (slot.changesSinceSnapshot < SNAPSHOT_MIN_CHANGES || slot.writingSnapshot) return;
-  const wait = slot.lastSnapshotAt + SNAPSHOT_MIN_INTERVAL_MS - performance.now();
+  const firstGraph = !slot.lastSnapshotHadGraphs && slot.engine.hasGraph;
+  const wait = firstGraph ? 0 : slot.lastSnapshotAt + SNAPSHOT_MIN_INTERVAL_MS - performance.now();
   if (wait > 0) {
     // Come back when the interval has passed: an index whose writes stopped runs no more
     // slices, and its graphs would otherwise wait for the next write (or a clean shutdown)
@@ -432,17 +438,16 @@ function snapshotInBackground(indexId: string, slot: IndexSlot): void {
   const changes = slot.changesSinceSnapshot;
   const generation = ++slot.snapshotGeneration;
   const current = (): boolean => !halted && indexes.get(indexId) === slot && slot.snapshotGeneration === generation;
+  // Set before anything can fail: a failed snapshot is retried no sooner than a written one.
+  slot.lastSnapshotAt = started;
   let namespaces;
   try {
     namespaces = slot.engine.snapshot(seq);
   } catch (err) {
-    slot.lastSnapshotAt = started;
     log('error', 'writing a graph snapshot failed; the next start rebuilds the graphs', { indexId, err: err instanceof Error ? err.message : String(err) });
     return;
   }
-  // Only graph writes are rate-limited: a snapshot without graphs is a manifest (it lets
-  // tombstones be compacted) and must not delay the first graph's snapshot.
-  if (namespaces.length > 0) slot.lastSnapshotAt = started;
+  slot.lastSnapshotHadGraphs = namespaces.length > 0;
   slot.writingSnapshot = true;
   writeSnapshotInBackground(slot.dir, slot.shape, seq, namespaces, current)
     .then(
