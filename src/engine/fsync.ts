@@ -7,6 +7,16 @@ export function fsyncFile(file: string): void {
   fsyncPath(file, 'r+');
 }
 
+/** fsyncFile without holding the thread (the fsync runs on a libuv pool thread). */
+export async function fsyncFileAsync(file: string): Promise<void> {
+  const handle = await fs.promises.open(file, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 export function fsyncDirectory(dir: string): void {
   fsyncPath(dir, 'r');
 }

@@ -25,7 +25,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { IndexShape } from '../model.js';
-import { fsyncFile, fsyncDirectory } from '../fsync.js';
+import { fsyncFile, fsyncFileAsync, fsyncDirectory } from '../fsync.js';
 
 export const SNAPSHOT_FORMAT = 1;
 const MANIFEST = 'manifest.json';
@@ -309,15 +309,6 @@ async function fileSha256Async(file: string): Promise<string> {
       hash.update(chunk.subarray(0, bytesRead));
     }
     return hash.digest('hex');
-  } finally {
-    await handle.close();
-  }
-}
-
-async function fsyncFileAsync(file: string): Promise<void> {
-  const handle = await fs.promises.open(file, 'r+');
-  try {
-    await handle.sync();
   } finally {
     await handle.close();
   }
