@@ -110,13 +110,30 @@ describe('engine worker restart and graph recovery (black box)', () => {
     }
   });
 
-  it('a crashed engine worker is restarted and search comes back with every record', async () => {
+  type Entry = { server?: TestServer; dir: string };
+
+  /** A server on a fresh data directory (killed after the suite) whose index `name` holds N seeded records. */
+  async function serverWithIndex(name: string, seed: number, env?: Record<string, string>): Promise<{ entry: Entry; server: TestServer; host: string; vectors: Vec[] }> {
     const dir = tempDataDir();
-    const server = await startServer({ dataDir: dir, env: { CONIFER_FAULT_INJECTION: '1' } });
-    cleanup.push({ server, dir });
-    const host = await createIndex(server, denseIndex('crash', DIM, 'euclidean'));
-    const vectors = records(1, N);
+    const server = await startServer({ dataDir: dir, env });
+    const entry: Entry = { server, dir };
+    cleanup.push(entry);
+    const host = await createIndex(server, denseIndex(name, DIM, 'euclidean'));
+    const vectors = records(seed, N);
     await upsertAll(server, host, vectors);
+    return { entry, server, host, vectors };
+  }
+
+  /** Starts a server again on the entry's data directory and waits until it is ready. */
+  async function restart(entry: Entry): Promise<TestServer> {
+    const server = await startServer({ dataDir: entry.dir });
+    entry.server = server;
+    await waitReady(server);
+    return server;
+  }
+
+  it('a crashed engine worker is restarted and search comes back with every record', async () => {
+    const { server, host, vectors } = await serverWithIndex('crash', 1, { CONIFER_FAULT_INJECTION: '1' });
     // This write commits, then makes the worker's apply throw: the worker is replaced.
     await upsert(server, host, [{ id: FAULT_CRASH_ID, values: Array(DIM).fill(9) }]);
     await upsert(server, host, [{ id: 'after-crash', values: Array(DIM).fill(5) }]);
@@ -132,20 +149,14 @@ describe('engine worker restart and graph recovery (black box)', () => {
   });
 
   it('kill -9 while the graph is being built loses nothing; the index comes back searchable', async () => {
-    const dir = tempDataDir();
-    let server = await startServer({ dataDir: dir });
-    const entry: { server?: TestServer; dir: string } = { server, dir };
-    cleanup.push(entry);
-    const host = await createIndex(server, denseIndex('k9', DIM, 'euclidean'));
-    const vectors = records(2, N);
-    await upsertAll(server, host, vectors);
+    const created = await serverWithIndex('k9', 2);
+    const { entry, host, vectors } = created;
+    let server = created.server;
     // Acknowledged writes are visible at once, indexed or not.
     const first = await queryWhenUp(server, host, { vector: vectors[N - 1].values, topK: 1 });
     assert.equal(first[0].id, vectors[N - 1].id);
     await server.kill();
-    server = await startServer({ dataDir: dir });
-    entry.server = server;
-    await waitReady(server);
+    server = await restart(entry);
     // The rebuild finishes in the background and reports it without any query to wake it.
     await waitFullyIndexed(server);
     const host2 = await hostOf(server, 'k9');
@@ -157,13 +168,9 @@ describe('engine worker restart and graph recovery (black box)', () => {
   });
 
   it('a snapshot written in the background while writes go on is used after kill -9, with every later write', async () => {
-    const dir = tempDataDir();
-    let server = await startServer({ dataDir: dir });
-    const entry: { server?: TestServer; dir: string } = { server, dir };
-    cleanup.push(entry);
-    const host = await createIndex(server, denseIndex('bg', DIM, 'euclidean'));
-    const vectors = records(5, N);
-    await upsertAll(server, host, vectors);
+    const created = await serverWithIndex('bg', 5);
+    const { entry, host, vectors } = created;
+    let server = created.server;
     // Once the graph holds every record, the worker writes its first snapshot with a
     // graph (≥ 1,000 changes), though no write follows to wake it.
     await waitOutput(server, /^(?=.*"msg":"graph snapshot written")(?=.*"graphs":1[,}]).*$/m);
@@ -177,9 +184,7 @@ describe('engine worker restart and graph recovery (black box)', () => {
     assert.equal(del.status, 200, del.text);
     await server.kill();
 
-    server = await startServer({ dataDir: dir });
-    entry.server = server;
-    await waitReady(server);
+    server = await restart(entry);
     await waitOutput(server, /"fromSnapshot":"yes"/);
     const expected = [...replaced, ...vectors.slice(300), ...extra];
     const host2 = await hostOf(server, 'bg');
@@ -192,22 +197,16 @@ describe('engine worker restart and graph recovery (black box)', () => {
   });
 
   it('a clean shutdown writes a snapshot the next start uses; a damaged one is rebuilt', async () => {
-    const dir = tempDataDir();
-    let server = await startServer({ dataDir: dir });
-    const entry: { server?: TestServer; dir: string } = { server, dir };
-    cleanup.push(entry);
-    const host = await createIndex(server, denseIndex('snap', DIM, 'euclidean'));
-    const vectors = records(3, N);
-    await upsertAll(server, host, vectors);
+    const created = await serverWithIndex('snap', 3);
+    const { entry, host, vectors } = created;
+    let server = created.server;
     assert.equal(await server.stop(), 0, server.output().slice(-3000));
-    const indexDirs = fs.readdirSync(path.join(dir, 'indexes'));
+    const indexDirs = fs.readdirSync(path.join(entry.dir, 'indexes'));
     assert.equal(indexDirs.length, 1);
-    const snapDir = path.join(dir, 'indexes', indexDirs[0], 'engine');
+    const snapDir = path.join(entry.dir, 'indexes', indexDirs[0], 'engine');
     assert.ok(fs.existsSync(path.join(snapDir, 'manifest.json')), 'snapshot written at shutdown');
 
-    server = await startServer({ dataDir: dir });
-    entry.server = server;
-    await waitReady(server);
+    server = await restart(entry);
     await waitOutput(server, /"fromSnapshot":"yes"/);
     assert.ok((await recall(server, await hostOf(server, 'snap'), vectors, 13)) >= 0.9);
     await server.kill();
@@ -217,9 +216,7 @@ describe('engine worker restart and graph recovery (black box)', () => {
     const bytes = fs.readFileSync(graph);
     for (let i = 0; i < 64; i++) bytes[Math.floor(bytes.length / 2) + i] ^= 0xa5;
     fs.writeFileSync(graph, bytes);
-    server = await startServer({ dataDir: dir });
-    entry.server = server;
-    await waitReady(server);
+    server = await restart(entry);
     await waitOutput(server, /graph snapshot unusable; rebuilding the graphs from the record store/);
     await waitOutput(server, /"fromSnapshot":"no"/);
     const host3 = await hostOf(server, 'snap');
