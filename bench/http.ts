@@ -48,7 +48,7 @@ export class Client {
   }
 
   /** A request that must answer 2xx; returns the parsed JSON body. */
-  async json(method: string, url: string, body?: string): Promise<{ body: unknown; ms: number }> {
+  async json(method: string, url: string, body?: string | Buffer): Promise<{ body: unknown; ms: number }> {
     const r = await this.request(method, url, body);
     if (r.status < 200 || r.status >= 300) {
       throw new Error(`${method} ${url} answered ${r.status}: ${r.text.slice(0, 500)}`);

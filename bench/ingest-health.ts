@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { generateSparse } from './data.js';
 import { waitIndexed } from './dense-fixture.js';
+import { upsertBatches } from './harness.js';
 import { Client } from './http.js';
 import { startProbe } from './probe.js';
 import { Rng } from './prng.js';
@@ -44,8 +45,6 @@ const option = (name: string, fallback: string): string => {
 const FULL_DIGITS = option('digits', '4') === 'full';
 const KIND = option('kind', 'dense');
 if (!['dense', 'hybrid', 'sparse'].includes(KIND)) throw new Error('--kind is dense, hybrid or sparse');
-const BATCH = 1000;
-const UPSERT_MAX_BYTES = 2_000_000;
 const KEY = 'bench-key-0123456789abcdef';
 
 const rng = new Rng(7);
@@ -63,23 +62,6 @@ const recordOf = (i: number): object => {
   if (KIND === 'hybrid') return { id: `v${i}`, values: vec(), sparseValues: sparseOf(i), metadata };
   return { id: `v${i}`, values: vec(), metadata };
 };
-
-function bodies(): string[] {
-  const out: string[] = [];
-  for (let start = 0; start < VECTORS; ) {
-    const parts: string[] = [];
-    let bytes = 20;
-    while (parts.length < BATCH && start < VECTORS) {
-      const rec = JSON.stringify(recordOf(start));
-      if (bytes + rec.length + 1 > UPSERT_MAX_BYTES) break;
-      parts.push(rec);
-      bytes += rec.length + 1;
-      start++;
-    }
-    out.push(`{"vectors":[${parts.join(',')}]}`);
-  }
-  return out;
-}
 
 const fmt = (s: ReturnType<typeof summarize>): string =>
   `p50 ${s.p50Ms.toFixed(1)} ms, p99 ${s.p99Ms.toFixed(1)} ms, max ${s.maxMs.toFixed(1)} ms (n=${s.count})`;
@@ -104,7 +86,8 @@ try {
   const shape = KIND === 'sparse' ? { vector_type: 'sparse', metric: 'dotproduct' } : { dimension: DIM, metric: KIND === 'hybrid' ? 'dotproduct' : 'cosine' };
   const created = await client.json('POST', `${server.url}/indexes`, JSON.stringify({ name: 'ih', ...shape, spec }));
   const host = (created.body as { host: string }).host;
-  const work = bodies();
+  // Batched as the benchmark batches (≤ 1000 vectors, ≤ 2 MB), all encoded before the clock.
+  const work = upsertBatches((i) => JSON.stringify(recordOf(i)), 0, VECTORS).map((b) => b.body);
   // A first batch so the query has something to search, then the idle query figure.
   await client.json('POST', `${host}/vectors/upsert`, work.shift());
   const query = JSON.stringify(KIND === 'sparse' ? { sparseVector: sparseOf(VECTORS), topK: 10 } : { vector: vec(), topK: 10 });
