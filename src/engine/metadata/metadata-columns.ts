@@ -17,6 +17,7 @@
 // Thread rule: owned by the engine worker like every search structure; not shared.
 import type { FieldNode, FilterNode, FilterScalar, Metadata, MetadataValue } from '../filter.js';
 import { Bitmap } from './bitmap.js';
+import { ListCodes } from './list-codes.js';
 
 /** A field's value in one record, as stored: one of the four kinds or absent. */
 const NO_STRING = -1;
@@ -176,8 +177,8 @@ class FieldColumn {
   private strings?: Int32Array;
   private trues?: Bitmap;
   private falses?: Bitmap;
-  /** Codes of each label's list value (sorted, distinct); undefined when not a list. */
-  private listOf?: (Uint32Array | undefined)[];
+  /** Codes of each label's list value (distinct); none when not a list. */
+  private lists?: ListCodes;
   private postings?: Map<number, Postings>;
   /** Strings of this field (scalar values and list elements) to their codes. */
   private readonly dictionary = new Map<string, number>();
@@ -199,10 +200,10 @@ class FieldColumn {
       this.falses ??= new Bitmap(this.capacity);
       (value ? this.trues : this.falses).add(label);
     } else {
-      this.listOf ??= [];
+      this.lists ??= new ListCodes(this.capacity);
       this.postings ??= new Map();
-      const codes = Uint32Array.from(new Set(value.map((s) => this.code(s))));
-      this.listOf[label] = codes;
+      const codes = [...new Set(value.map((s) => this.code(s)))];
+      this.lists.set(label, codes);
       for (const c of codes) {
         let p = this.postings.get(c);
         if (!p) {
@@ -220,10 +221,8 @@ class FieldColumn {
     if (this.strings) this.strings[label] = NO_STRING;
     this.trues?.delete(label);
     this.falses?.delete(label);
-    const codes = this.listOf?.[label];
-    if (codes && this.listOf && this.postings) {
-      this.listOf[label] = undefined;
-      for (const c of codes) {
+    if (this.lists && this.postings) {
+      for (const c of this.lists.clear(label)) {
         const p = this.postings.get(c);
         if (p && ++p.stale * 2 > p.length) this.compact(c, p);
       }
@@ -237,6 +236,7 @@ class FieldColumn {
     if (this.strings) this.strings = grownInt32(this.strings, capacity);
     if (this.trues) this.trues = this.trues.resized(capacity);
     if (this.falses) this.falses = this.falses.resized(capacity);
+    this.lists?.grow(capacity);
   }
 
   /** `$eq value`: the field equals it, or (strings) any element of a list field does. */
@@ -323,16 +323,17 @@ class FieldColumn {
 
   private addListMatches(code: number, out: Bitmap): void {
     const p = this.postings?.get(code);
-    if (!p || !this.listOf) return;
+    const lists = this.lists;
+    if (!p || !lists) return;
     if (p.stale === 0) {
       // No clear since the list was built or compacted: every entry is live, so skip the
-      // per-label list check (a separate small array per label: the slow part).
+      // per-label list check (a read at a random place in the pool: the slow part).
       for (let i = 0; i < p.length; i++) out.add(p.labels[i]);
       return;
     }
     for (let i = 0; i < p.length; i++) {
       const label = p.labels[i];
-      if (hasCode(this.listOf[label], code)) out.add(label);
+      if (lists.has(label, code)) out.add(label);
     }
   }
 
@@ -341,7 +342,7 @@ class FieldColumn {
     const keep = new Set<number>();
     for (let i = 0; i < p.length; i++) {
       const label = p.labels[i];
-      if (hasCode(this.listOf?.[label], code)) keep.add(label);
+      if (this.lists?.has(label, code)) keep.add(label);
     }
     if (keep.size === 0) {
       this.postings?.delete(code);
@@ -360,12 +361,6 @@ class FieldColumn {
     }
     return c;
   }
-}
-
-function hasCode(codes: Uint32Array | undefined, code: number): boolean {
-  if (!codes) return false;
-  for (let i = 0; i < codes.length; i++) if (codes[i] === code) return true;
-  return false;
 }
 
 function grownFloat64(a: Float64Array, capacity: number): Float64Array {
