@@ -1,5 +1,5 @@
 // The engine's memory per vector, broken down, and its graph build time against hnswlib's
-// own: `node --expose-gc dist/bench/engine-memory.js [count] [dim]` (defaults 100000 × 384).
+// own: `node --expose-gc dist/bench/engine-memory.js [count] [dim] [--json]` (defaults 100000 × 384).
 //
 // Same seeded clustered data as the benchmark, loaded into VectorSets the way the worker
 // loads them. Each part is the growth of one more structure, all kept alive, in
@@ -20,9 +20,13 @@ import { hnswlib } from './hnswlib-reference.js';
 import { generateDense, metadataOf } from './data.js';
 import { HNSW_EF_CONSTRUCTION, HNSW_M } from './references.js';
 import { VectorSet } from '../src/engine/vector-set.js';
+import type { EngineMemory } from './harness.js';
 
-const count = Number(process.argv[2] ?? 100_000);
-const dim = Number(process.argv[3] ?? 384);
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const count = Number(args[0] ?? 100_000);
+const dim = Number(args[1] ?? 384);
+// --json: one line of EngineMemory (the benchmark's report runs this script and shows it).
+const asJson = process.argv.includes('--json');
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 // JavaScript-side bytes (V8 heap in use + ArrayBuffers) are exact after a GC; RSS also
 // counts native memory (hnswlib) but moves with allocator pools and heap reservations.
@@ -78,9 +82,26 @@ const referenceBuildSeconds = (performance.now() - started) / 1000;
 const referenceIndex = step().native;
 
 const raw = dim * 4;
+const total = ids + vectors + metadata + graph;
+if (asJson) {
+  const perVector = (bytes: number): number => Math.round(bytes / count);
+  const out: EngineMemory = {
+    count,
+    dim,
+    ids: perVector(ids),
+    vectors: perVector(vectors),
+    metadata: perVector(metadata),
+    graph: perVector(graph),
+    total: perVector(total),
+    bareHnswlib: perVector(referenceIndex),
+    engineBuildSeconds,
+    hnswlibBuildSeconds: referenceBuildSeconds,
+  };
+  console.log(JSON.stringify(out));
+  process.exit(0);
+}
 const per = (bytes: number): string => `${Math.round(bytes / count).toLocaleString('en-US')} B`.padStart(9);
 const ratio = (bytes: number): string => `${(bytes / count / raw).toFixed(2)}× raw`;
-const total = ids + vectors + metadata + graph;
 console.log(`${count.toLocaleString('en-US')} × ${dim}, raw float32 ${raw} B per vector; memory growth per vector:`);
 console.log(`  ids (labels, id strings, map, seqs) ${per(ids)}`);
 console.log(`  vectors (arena + norms)             ${per(vectors)}  (${ratio(vectors)}; arena capacity ${per(bare.vectorBytes)})`);

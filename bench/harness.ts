@@ -91,6 +91,35 @@ export interface FilterResult {
   exactOverMatches: { queries: number; recall: number; qps: number; latency: LatencySummary };
 }
 
+/** The engine's memory per vector by structure, in bytes (bench/engine-memory.ts --json). */
+export interface EngineMemory {
+  count: number;
+  dim: number;
+  ids: number;
+  vectors: number;
+  metadata: number;
+  graph: number;
+  total: number;
+  /** A bare hnswlib-node index of the same vectors (its RSS growth). */
+  bareHnswlib: number;
+  engineBuildSeconds: number;
+  hnswlibBuildSeconds: number;
+}
+
+/** Records the engine-memory breakdown is measured at: its two graph builds stay short at every size. */
+const ENGINE_MEMORY_MAX_RECORDS = 20_000;
+
+/**
+ * Runs bench/engine-memory.ts in its own process (it needs --expose-gc and a heap that
+ * holds nothing else) on this size's data shape, capped at ENGINE_MEMORY_MAX_RECORDS.
+ */
+function measureEngineMemory(records: number, dim: number): EngineMemory {
+  const script = new URL('./engine-memory.js', import.meta.url).pathname;
+  const count = String(Math.min(records, ENGINE_MEMORY_MAX_RECORDS));
+  const out = execFileSync(process.execPath, ['--expose-gc', script, count, String(dim), '--json'], { encoding: 'utf8' });
+  return JSON.parse(out.trim().split('\n').pop() ?? '') as EngineMemory;
+}
+
 export interface BenchResult {
   size: SizeName;
   startedAt: string;
@@ -187,6 +216,8 @@ export interface BenchResult {
     rawFloat32BytesPerVector: number;
     peakRssBytes: number;
     rssAfterRestartBytes: number;
+    /** The engine's part of it, by structure (bench/engine-memory.ts, in its own process); absent in older reports. */
+    engineParts?: EngineMemory;
   };
   /** GET /health latency while the server is busy: a proxy for its event-loop delay (not exposed by the server). */
   healthProbe: { idle: LatencySummary; duringIngest: LatencySummary; duringQueries: LatencySummary };
@@ -875,6 +906,8 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     };
     await server.stop();
     server = undefined;
+    log('engine memory by part (bench/engine-memory.ts)');
+    result.memory.engineParts = measureEngineMemory(data.n, data.dim);
     result.totalSeconds = (performance.now() - t0) / 1000;
     mkdirSync(options.outDir, { recursive: true });
     const files = writeReports(result, options.outDir);

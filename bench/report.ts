@@ -265,10 +265,29 @@ function otherTable(r: BenchResult): Table {
       ...(m.rssAtIndexedBytes === undefined ? [] : [['server RSS when the dense load is fully indexed', mib(m.rssAtIndexedBytes)] as [string, string]]),
       [m.rssAtIndexedBytes === undefined ? 'server RSS after dense load' : 'server RSS after dense load, at rest (5 s later: freed heap memory handed back)', mib(m.rssAfterLoadBytes)],
       ['RSS growth per dense vector (raw float32: ' + m.rawFloat32BytesPerVector + ' B)', `${int(m.bytesPerVector)} B`],
+      ...engineMemoryRows(m),
       ['server peak RSS (VmHWM)', mib(m.peakRssBytes)],
       ['server RSS after restart (all three indexes loaded)', mib(m.rssAfterRestartBytes)],
     ],
   };
+}
+
+/**
+ * The RSS growth per vector broken down: the engine's structures measured in process
+ * (bench/engine-memory.ts), and what the server holds beyond them.
+ */
+function engineMemoryRows(m: BenchResult['memory']): string[][] {
+  const e = m.engineParts;
+  if (!e) return [];
+  const at = `in process, ${int(e.count)} × ${e.dim}`;
+  return [
+    [`… engine: ids (labels, id strings, map, seqs) (${at})`, `${int(e.ids)} B`],
+    ['… engine: vectors (float32 arena + norms)', `${int(e.vectors)} B`],
+    ["… engine: metadata (the index's filter columns)", `${int(e.metadata)} B`],
+    ['… engine: HNSW graph (holds its own copy of each vector)', `${int(e.graph)} B`],
+    ['… engine total (a bare hnswlib-node index of the same vectors alone)', `${int(e.total)} B (${int(e.bareHnswlib)} B)`],
+    ['… rest of the server (thread heaps, allocator, SQLite caches): RSS growth − engine total', `${int(m.bytesPerVector - e.total)} B`],
+  ];
 }
 
 /** The restart-without-snapshots rows; one saying where it is measured when this size skips it (SizeSpec.rebuildPhases). */

@@ -105,6 +105,15 @@ test('the tiny benchmark runs end to end and reports every figure', { timeout: 3
       assert.ok(l.count > 0);
     }
 
+    // The engine's memory by part (engine-memory.ts in its own process) on this size's data.
+    const e = r.memory.engineParts;
+    assert.ok(e, 'the engine memory breakdown ran');
+    assert.deepEqual([e.count, e.dim], [r.data.records, r.data.dimension]);
+    const raw = r.data.dimension * 4;
+    assert.ok(e.vectors >= raw && e.graph >= raw, `the arena and the graph each hold every vector: ${e.vectors} and ${e.graph} B against ${raw} B raw`);
+    assert.ok(e.ids > 0 && e.metadata > 0, `ids ${e.ids} B, metadata ${e.metadata} B`);
+    assert.ok(Math.abs(e.total - (e.ids + e.vectors + e.metadata + e.graph)) <= 2, 'the total is the sum of the parts');
+
     const files = readdirSync(outDir).sort();
     assert.ok(files.includes('tiny.md'), files.join(', '));
     assert.ok(files.includes('tiny-recall-qps.svg'), files.join(', '));
@@ -113,6 +122,7 @@ test('the tiny benchmark runs end to end and reports every figure', { timeout: 3
     assert.deepEqual(JSON.parse(readFileSync(join(outDir, json), 'utf8')), JSON.parse(JSON.stringify(r)));
     const md = readFileSync(join(outDir, 'tiny.md'), 'utf8');
     assert.match(md, /tiny-recall-qps\.svg/);
+    assert.match(md, new RegExp(`engine total .*\\| ${e.total.toLocaleString('en-US')} B`));
     assert.match(readFileSync(join(outDir, 'tiny-recall-qps.svg'), 'utf8'), /^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   } finally {
     rmSync(outDir, { recursive: true, force: true });
