@@ -285,7 +285,7 @@ function engineMemoryRows(m: BenchResult['memory']): string[][] {
     ['… engine: vectors (float32 arena + norms)', `${int(e.vectors)} B`],
     ["… engine: metadata (the index's filter columns)", `${int(e.metadata)} B`],
     ['… engine: HNSW graph (holds its own copy of each vector)', `${int(e.graph)} B`],
-    ['… engine total (a bare hnswlib-node index of the same vectors alone)', `${int(e.total)} B (${int(e.bareHnswlib)} B)`],
+    ['… engine total', `${int(e.total)} B`],
     ['… rest of the server (thread heaps, allocator, SQLite caches): RSS growth − engine total', `${int(m.bytesPerVector - e.total)} B`],
   ];
 }
