@@ -136,6 +136,36 @@ describe('MetadataColumns', () => {
     }
   });
 
+  it('long lists rewritten many times (pooled list codes grow and compact) match the reference', () => {
+    const rand = prng(11);
+    const words = Array.from({ length: 1000 }, (_, i) => `w${i}`);
+    const columns = new MetadataColumns(32);
+    const model = new Map<number, Metadata | undefined>();
+    for (let step = 0; step < 400; step++) {
+      const label = Math.floor(rand() * 100);
+      if (rand() < 0.15) {
+        columns.remove(label);
+        model.delete(label);
+      } else {
+        const m: Metadata = { l: Array.from({ length: Math.floor(rand() * 500) }, () => pick(rand, words)) };
+        columns.set(label, m);
+        model.set(label, m);
+      }
+      if (step % 20 !== 19) continue;
+      for (const filter of [
+        { l: { $in: [pick(rand, words), pick(rand, words)] } },
+        { l: { $nin: [pick(rand, words)] } },
+        { l: pick(rand, words) },
+        { l: { $exists: true } },
+      ]) {
+        const node = parseFilterNode(filter);
+        const predicate = compileFilter(node);
+        const expected = [...model.entries()].filter(([, m]) => predicate(m)).map(([l]) => l).sort((x, y) => x - y);
+        assert.deepEqual(labelsOf(columns.evaluate(node)), expected, `step ${step}: ${JSON.stringify(filter)}`);
+      }
+    }
+  });
+
   it('pins the documented edge cases', () => {
     const c = new MetadataColumns();
     c.set(0, { tags: ['x', 'y'], year: 2000 });
