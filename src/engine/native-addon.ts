@@ -43,8 +43,9 @@ export interface NativeAddon {
    */
   releaseFreeMemory(): Promise<boolean>;
   /**
-   * A full garbage collection of the calling thread's JavaScript heap that also shrinks
-   * it, synchronously (native/release-memory.cc; used by worker/quiet-release.ts).
+   * Starts an incremental collection of the calling thread's JavaScript heap that ends by
+   * shrinking it (V8's moderate memory pressure; native/release-memory.cc; used by
+   * worker/quiet-release.ts).
    */
   releaseIsolateMemory(): void;
 }
