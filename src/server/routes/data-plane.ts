@@ -9,6 +9,7 @@ import { bodyChunksParser, isBodyChunks } from '../body-chunks.js';
 import { float32ToShortest } from '../../engine/float32.js';
 import type { ServerContext } from '../context.js';
 import { OverloadGuard } from '../overload.js';
+import { QuietRelease } from '../../engine/worker/quiet-release.js';
 import { projectOf, versionOf } from '../request-context.js';
 import { bulkImportRoutes } from './bulk-imports.js';
 import { displayNamespace, recordJson } from '../serializers/vector-json.js';
@@ -62,10 +63,18 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
   };
 
   const overload = new OverloadGuard(ctx.config);
+  const memory = new QuietRelease((err) => app.log.warn({ err }, "releasing the HTTP thread's free memory failed; it stays resident"));
 
   app.register(
     async (plane) => {
       plane.decorateRequest('index', null);
+      // This thread's heap grows with a burst of data-plane traffic (an ingest's bodies
+      // arrive here chunk by chunk) and stays grown while idle, as the worker threads' do:
+      // the same release QUIET_MS after the last request (quiet-release.ts says why).
+      plane.addHook('onResponse', (_request, _reply, done) => {
+        memory.noteWork();
+        done();
+      });
       // After authentication (a root hook), before the body is read.
       plane.addHook('onRequest', overload.hook(PREFIX));
       plane.addHook('preHandler', async (request: FastifyRequest<{ Params: Params }>) => {

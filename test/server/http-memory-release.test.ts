@@ -1,0 +1,56 @@
+// The HTTP thread gives back the young generation a burst of data-plane traffic grew
+// (quiet-release.ts, wired in routes/data-plane.ts): after a burst of 2 MB upserts its
+// new space has grown past V8's 1 MiB minimum, and QUIET_MS after the last data-plane
+// request it is back to that minimum. /metrics reads this thread's heap and is not a
+// data-plane request, so reading it does not postpone the release.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { QUIET_MS } from '../../src/engine/worker/quiet-release.js';
+import { api, removeDir, startServer, tempDataDir, type TestServer } from '../helpers/server.js';
+import { serverlessBody, sleep, stopAndClean } from './support.js';
+
+const DIM = 384;
+const MIB = 1 << 20;
+
+let server: TestServer;
+let dataDir: string;
+
+before(async () => {
+  dataDir = tempDataDir();
+  server = await startServer({ dataDir });
+});
+
+after(async () => {
+  await stopAndClean(server, dataDir);
+  removeDir(dataDir);
+});
+
+async function newSpaceBytes(): Promise<number> {
+  const res = await api(server, 'GET', '/metrics');
+  const m = /nodejs_heap_space_size_total_bytes\{space="new"\} (\d+)/.exec(res.text);
+  assert.ok(m, 'the metrics name the new space');
+  return Number(m[1]);
+}
+
+test("the HTTP thread's young generation shrinks back once data-plane traffic stops", { timeout: 120_000 }, async () => {
+  const created = await api(server, 'POST', '/indexes', { body: serverlessBody('burst', { dimension: DIM, metric: 'cosine' }) });
+  assert.equal(created.status, 201, created.text);
+  const host: string = created.body.host;
+  // Bodies just under 2 MB, as an ingest sends them, two at a time.
+  const body = (batch: number): string =>
+    JSON.stringify({
+      vectors: Array.from({ length: 230 }, (_, i) => ({
+        id: `v${batch}-${i}`,
+        values: Array.from({ length: DIM }, (_, d) => Math.sin(batch * 7919 + i * 31 + d) * 0.123456789),
+      })),
+    });
+  for (let batch = 0; batch < 40; batch += 2) {
+    const answers = await Promise.all([batch, batch + 1].map((b) => api(server, 'POST', `${host}/vectors/upsert`, { rawBody: body(b) })));
+    for (const a of answers) assert.equal(a.status, 200, a.text);
+  }
+  const grown = await newSpaceBytes();
+  assert.ok(grown > MIB, `the burst grew the new space (${grown} bytes)`);
+  await sleep(QUIET_MS + 2000);
+  const settled = await newSpaceBytes();
+  assert.ok(settled <= MIB, `the new space went back to ${MIB} bytes once quiet (${settled} bytes)`);
+});
