@@ -82,6 +82,25 @@ function labelsOf(b: Bitmap): number[] {
   return out;
 }
 
+/** One write to the columns and to the model they are compared with: set a record's metadata, or remove it. */
+function write(columns: MetadataColumns, model: Map<number, Metadata | undefined>, label: number, metadata: Metadata | undefined | 'remove'): void {
+  if (metadata === 'remove') {
+    columns.remove(label);
+    model.delete(label);
+  } else {
+    columns.set(label, metadata);
+    model.set(label, metadata);
+  }
+}
+
+/** The columns' match set for `filter` equals the reference evaluator's over the model. */
+function assertMatchesReference(columns: MetadataColumns, model: Map<number, Metadata | undefined>, filter: Json, context: string): void {
+  const node = parseFilterNode(filter);
+  const predicate = compileFilter(node);
+  const expected = [...model.entries()].filter(([, m]) => predicate(m)).map(([l]) => l).sort((x, y) => x - y);
+  assert.deepEqual(labelsOf(columns.evaluate(node)), expected, `${context}: ${JSON.stringify(filter)}`);
+}
+
 describe('MetadataColumns', () => {
   it('equals the reference evaluator on every operator after random writes, replaces and removes', () => {
     for (const seed of [1, 2, 3, 4, 5]) {
@@ -91,22 +110,9 @@ describe('MetadataColumns', () => {
       const model = new Map<number, Metadata | undefined>();
       for (let step = 0; step < 600; step++) {
         const label = Math.floor(rand() * 300);
-        if (rand() < 0.2) {
-          columns.remove(label);
-          model.delete(label);
-        } else {
-          const m = randomMetadata(rand);
-          columns.set(label, m);
-          model.set(label, m);
-        }
+        write(columns, model, label, rand() < 0.2 ? 'remove' : randomMetadata(rand));
         if (step % 20 !== 19) continue;
-        for (let f = 0; f < 15; f++) {
-          const filter = randomFilter(rand);
-          const node = parseFilterNode(filter);
-          const predicate = compileFilter(node);
-          const expected = [...model.entries()].filter(([, m]) => predicate(m)).map(([l]) => l).sort((a, b) => a - b);
-          assert.deepEqual(labelsOf(columns.evaluate(node)), expected, `seed ${seed} step ${step}: ${JSON.stringify(filter)}`);
-        }
+        for (let f = 0; f < 15; f++) assertMatchesReference(columns, model, randomFilter(rand), `seed ${seed} step ${step}`);
       }
       assert.equal(columns.size, model.size);
     }
@@ -143,26 +149,15 @@ describe('MetadataColumns', () => {
     const model = new Map<number, Metadata | undefined>();
     for (let step = 0; step < 400; step++) {
       const label = Math.floor(rand() * 100);
-      if (rand() < 0.15) {
-        columns.remove(label);
-        model.delete(label);
-      } else {
-        const m: Metadata = { l: Array.from({ length: Math.floor(rand() * 500) }, () => pick(rand, words)) };
-        columns.set(label, m);
-        model.set(label, m);
-      }
+      write(columns, model, label, rand() < 0.15 ? 'remove' : { l: Array.from({ length: Math.floor(rand() * 500) }, () => pick(rand, words)) });
       if (step % 20 !== 19) continue;
-      for (const filter of [
+      const filters: Json[] = [
         { l: { $in: [pick(rand, words), pick(rand, words)] } },
         { l: { $nin: [pick(rand, words)] } },
         { l: pick(rand, words) },
         { l: { $exists: true } },
-      ]) {
-        const node = parseFilterNode(filter);
-        const predicate = compileFilter(node);
-        const expected = [...model.entries()].filter(([, m]) => predicate(m)).map(([l]) => l).sort((x, y) => x - y);
-        assert.deepEqual(labelsOf(columns.evaluate(node)), expected, `step ${step}: ${JSON.stringify(filter)}`);
-      }
+      ];
+      for (const filter of filters) assertMatchesReference(columns, model, filter, `step ${step}`);
     }
   });
 
