@@ -291,16 +291,16 @@ export class VectorService {
   }
 
   /**
-   * The engine keeps metadata only as filter columns, so the hits' metadata is read here
-   * from the record store, by id, for the hits whose record carried metadata in the state
-   * the query saw (the engine says which: a hit without is answered without, as it was
-   * when the query ran). It is read when the answer is built: a write acknowledged while
-   * the query was in the worker may show in it, and a hit deleted meanwhile is answered
-   * without metadata.
+   * The engine answers a hit's metadata from its columns when they hold all of it; for
+   * the other hits that carried metadata in the state the query saw (an index that
+   * declares its filterable fields keeps no column for the rest) it is read here from the
+   * record store, by id. That read happens when the answer is built: a write acknowledged
+   * while the query was in the worker may show in it, and a hit deleted meanwhile is
+   * answered without metadata.
    */
   private addMetadata(index: IndexRow, namespace: string, matches: EngineMatch[]): void {
     const ids: string[] = [];
-    for (const m of matches) if (m.hasMetadata) ids.push(m.id);
+    for (const m of matches) if (m.metadataInStore) ids.push(m.id);
     if (ids.length === 0) return;
     const stored = this.registry.store(index).metadataOf(namespace, ids);
     for (const m of matches) {

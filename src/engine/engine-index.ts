@@ -9,6 +9,7 @@ import type { Change, IndexShape, StoredRecord } from './model.js';
 import type { HnswGraph } from './graph/hnsw-graph.js';
 import type { EngineMatch, EngineQuery } from './protocol.js';
 import type { NamespaceToWrite } from './snapshot/snapshot-files.js';
+import { METADATA_IN_STORE } from './metadata/metadata-columns.js';
 import { DEFAULT_GRAPH_OPTIONS, VectorSet, type GraphOptions, type VectorSetEvents } from './vector-set.js';
 
 export class EngineIndex {
@@ -84,18 +85,22 @@ export class EngineIndex {
     const set = this.namespaces.get(q.namespace);
     if (!set) return [];
     const hits = set.search({ dense: q.dense, sparse: q.sparse, topK: q.topK, filter: q.filter, maxCandidates: q.maxCandidates });
-    // Metadata is not held here (it lives in columns): the caller adds it from the record
-    // store, for the hits whose record carries any (hasMetadata).
     return hits.map((h) => {
       const match: EngineMatch = { id: h.id, score: h.score };
-      if (q.includeMetadata) match.hasMetadata = set.hasMetadata(h.slot);
+      let record: StoredRecord | undefined;
       if (q.includeValues) {
         const full = set.record(h.slot);
-        const record: StoredRecord = { id: h.id };
+        record = { id: h.id };
         if (full.values) record.values = full.values;
         if (full.sparse) record.sparse = full.sparse;
-        match.record = record;
       }
+      if (q.includeMetadata) {
+        // Rebuilt from the columns; where they do not hold it whole, the caller reads it.
+        const metadata = set.metadata(h.slot);
+        if (metadata === METADATA_IN_STORE) match.metadataInStore = true;
+        else if (metadata) (record ??= { id: h.id }).metadata = metadata;
+      }
+      if (record) match.record = record;
       return match;
     });
   }

@@ -410,6 +410,26 @@ describe('data plane: query', () => {
       assert.deepEqual(await metadataById(), { a: null, b: { y: 'z' }, d: null });
     });
 
+    it('metadata comes back as written and as fetch prints it: key order, list order and repeats', async () => {
+      // The engine rebuilds it from its columns (key shapes, pooled list codes); fetch reads the stored JSON.
+      const ns = 'md-as-written';
+      await upsert(server, hosts.euclidean, [
+        { id: 'p', values: [1, 0, 0, 0], metadata: { b: 'x', a: 2, l: ['z', 'y', 'z'], t: true } },
+        { id: 'q', values: [0, 1, 0, 0], metadata: { a: -1.5, b: 'x', l: [], t: false } },
+        { id: 'r', values: [0, 0, 1, 0], metadata: { l: ['y'], zz: 'only here' } },
+      ], ns);
+      const update = await dp(server, hosts.euclidean, 'POST', '/vectors/update', { body: { id: 'r', setMetadata: { a: 7, l: ['w', 'w'] }, namespace: ns } });
+      assert.equal(update.status, 200, update.text);
+      const res = await query(hosts.euclidean, { vector: [1, 1, 1, 0], topK: 3, includeMetadata: true, namespace: ns });
+      assert.equal(res.status, 200, res.text);
+      const text = (id: string): string => JSON.stringify(res.body.matches.find((m: { id: string }) => m.id === id)?.metadata);
+      assert.equal(text('p'), '{"b":"x","a":2,"l":["z","y","z"],"t":true}');
+      assert.equal(text('q'), '{"a":-1.5,"b":"x","l":[],"t":false}');
+      const fetched = await dp(server, hosts.euclidean, 'GET', `/vectors/fetch?ids=p&ids=q&ids=r&namespace=${ns}`);
+      assert.equal(fetched.status, 200, fetched.text);
+      for (const id of ['p', 'q', 'r']) assert.equal(text(id), JSON.stringify(fetched.body.vectors[id].metadata), `metadata of ${id}`);
+    });
+
     it('float32 values are printed in shortest form', async () => {
       await upsert(server, hosts.euclidean, [{ id: 'short', values: [0.1, 1 / 3, 0.7, -0.2] }], 'short');
       const res = await query(hosts.euclidean, { vector: [0, 0, 0, 0], topK: 1, includeValues: true, namespace: 'short' });

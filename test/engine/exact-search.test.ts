@@ -542,7 +542,7 @@ describe('EngineIndex', () => {
     assert.deepEqual(ids(engine, 'x'), ['d']);
   });
 
-  it('query equals brute force through filters; includeValues returns values, metadata is left to the record store', () => {
+  it('query equals brute force through filters; includeValues returns values, includeMetadata the metadata as written', () => {
     const rand = prng(88);
     const engine = new EngineIndex({ dimension: DIM, metric: 'cosine' });
     const records = new Map<string, StoredRecord>();
@@ -562,8 +562,9 @@ describe('EngineIndex', () => {
         for (const m of got) {
           const want = records.get(m.id)!;
           assert.deepEqual(Array.from(m.record!.values!), Array.from(want.values!));
-          // The worker holds metadata only as filter columns; the service reads it from the store.
-          assert.equal(m.record!.metadata, undefined);
+          // Rebuilt from the filter columns (no field subset declared: every field has one).
+          assert.deepEqual(m.record!.metadata, want.metadata);
+          assert.equal(m.metadataInStore, undefined);
         }
       }
     }

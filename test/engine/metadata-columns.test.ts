@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { compileFilter, parseFilterNode, type Metadata, type MetadataValue } from '../../src/engine/filter.js';
 import { Bitmap } from '../../src/engine/metadata/bitmap.js';
-import { MetadataColumns } from '../../src/engine/metadata/metadata-columns.js';
+import { MAX_SHAPES } from '../../src/engine/metadata/key-shapes.js';
+import { METADATA_IN_STORE, MetadataColumns } from '../../src/engine/metadata/metadata-columns.js';
 import { prng } from '../helpers/prng.js';
 
 const STRINGS = ['a', 'b', 'c', '1', 'true', ''];
@@ -36,6 +37,22 @@ function randomMetadata(rand: () => number): Metadata | undefined {
   const m: Metadata = {};
   for (const f of FIELDS) if (rand() < 0.6) m[f] = randomValue(rand, f);
   return m;
+}
+
+/** The same fields in a random order, lists with a repeat now and then (undefined stays undefined). */
+function shuffledKeys(rand: () => number, m: Metadata | undefined): Metadata | undefined {
+  if (!m) return m;
+  const out: Metadata = {};
+  const keys = Object.keys(m);
+  for (let i = keys.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [keys[i], keys[j]] = [keys[j], keys[i]];
+  }
+  for (const k of keys) {
+    const v = m[k];
+    out[k] = Array.isArray(v) && v.length > 0 && rand() < 0.5 ? [...v, v[0]] : v;
+  }
+  return out;
 }
 
 type Json = string | number | boolean | Json[] | { [k: string]: Json };
@@ -140,6 +157,73 @@ describe('MetadataColumns', () => {
         assert.equal(columns.hasMetadata(label), model.get(label) ?? false, `seed ${seed} label ${label}`);
       }
     }
+  });
+
+  it('rebuilds each record as written (key order, list order and repeats, -0) after random writes', () => {
+    for (const seed of [8, 9, 10]) {
+      const rand = prng(seed);
+      const columns = new MetadataColumns(32);
+      const model = new Map<number, Metadata | undefined>();
+      for (let step = 0; step < 3000; step++) {
+        const label = Math.floor(rand() * 250);
+        write(columns, model, label, rand() < 0.15 ? 'remove' : shuffledKeys(rand, randomMetadata(rand)));
+      }
+      for (let label = 0; label < 300; label++) {
+        const expected = model.get(label);
+        const got = columns.metadata(label);
+        // deepEqual is strict: -0 and 0 differ, so do list order and repeats; key order is checked apart.
+        assert.deepEqual(got, expected, `seed ${seed} label ${label}`);
+        if (expected) assert.deepEqual(Object.keys(got as Metadata), Object.keys(expected), `seed ${seed} label ${label} key order`);
+      }
+    }
+  });
+
+  it('with a field subset, rebuilds the records whose fields all have columns and sends the rest to the store', () => {
+    const rand = prng(12);
+    const filterable = ['n', 's', 'b', 'l', 'mixed'];
+    const columns = new MetadataColumns(32, new Set(filterable));
+    const model = new Map<number, Metadata | undefined>();
+    for (let step = 0; step < 2000; step++) write(columns, model, Math.floor(rand() * 200), rand() < 0.15 ? 'remove' : shuffledKeys(rand, randomMetadata(rand)));
+    let rebuilt = 0;
+    let inStore = 0;
+    for (let label = 0; label < 200; label++) {
+      const expected = model.get(label);
+      const got = columns.metadata(label);
+      if (expected && Object.keys(expected).some((k) => !filterable.includes(k))) {
+        assert.equal(got, METADATA_IN_STORE, `label ${label}`);
+        inStore++;
+      } else {
+        assert.deepEqual(got, expected, `label ${label}`);
+        if (expected) rebuilt++;
+      }
+    }
+    // Both kinds occur in this data (or the test would not test both).
+    assert.ok(rebuilt > 10 && inStore > 10, `rebuilt ${rebuilt}, in store ${inStore}`);
+  });
+
+  it(`numbers at most ${MAX_SHAPES} key shapes; records of later new shapes are read from the store`, () => {
+    // Shape i: the i-th ordering of seven keys (5,040 of them), so few columns are made.
+    const keys = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+    const shaped = (i: number, value: number): Metadata => {
+      const rest = [...keys];
+      const out: Metadata = {};
+      for (let radix = rest.length; radix > 0; radix--) {
+        out[rest.splice(i % radix, 1)[0]] = value;
+        i = Math.floor(i / radix);
+      }
+      return out;
+    };
+    const columns = new MetadataColumns(32);
+    const n = MAX_SHAPES + 5;
+    for (let label = 0; label < n; label++) columns.set(label, shaped(label, label));
+    columns.set(n, shaped(0, -1)); // shape 0 again: still numbered
+    for (let label = 0; label < MAX_SHAPES; label++) {
+      assert.deepEqual(columns.metadata(label), shaped(label, label));
+      assert.deepEqual(Object.keys(columns.metadata(label) as Metadata), Object.keys(shaped(label, label)));
+    }
+    for (let label = MAX_SHAPES; label < n; label++) assert.equal(columns.metadata(label), METADATA_IN_STORE, `label ${label}`);
+    assert.deepEqual(Object.entries(columns.metadata(n) as Metadata), Object.entries(shaped(0, -1)));
+    assert.equal(columns.metadata(n + 1), undefined);
   });
 
   it('long lists rewritten many times (pooled list codes grow and compact) match the reference', () => {

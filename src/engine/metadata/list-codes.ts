@@ -1,4 +1,6 @@
-// Each label's list of value codes for one list-of-strings metadata field, in one pool.
+// Each label's list of value codes for one list-of-strings metadata field, in one pool,
+// in the record's order with any repeats kept: the list is read back as it was written
+// (a query's includeMetadata is answered from the columns).
 //
 // Why not a small typed array per label (what this replaced): every Uint32Array is a
 // V8 object pair plus a backing store, ~200 B for a list of two codes, and at 100k
@@ -26,7 +28,7 @@ export class ListCodes {
     this.len = new Uint32Array(capacity);
   }
 
-  /** Gives `label` these codes (distinct), replacing any it had. */
+  /** Gives `label` these codes (in order, repeats kept), replacing any it had. */
   set(label: number, codes: readonly number[]): void {
     this.clear(label);
     if (codes.length === 0) return;
@@ -45,6 +47,13 @@ export class ListCodes {
     this.len[label] = 0;
     this.garbage += n;
     return codes;
+  }
+
+  /** `label`'s codes in order: a view into the pool, valid until the next set. */
+  codes(label: number): Uint32Array {
+    if (label >= this.len.length) return EMPTY;
+    const at = this.start[label];
+    return this.pool.subarray(at, at + this.len[label]);
   }
 
   /** Whether `label`'s list holds `code`. */

@@ -12,25 +12,39 @@
 // the field, and a list with no matching element, match them), ranges match numbers only,
 // `$exists` looks at presence (an empty list is present).
 //
+// The columns also answer a query's includeMetadata: with each label's key shape
+// (key-shapes.ts) they rebuild the object as written — its keys in order, a list's
+// elements in order with repeats — so the main thread reads the record store only for a
+// record whose fields are not all held (an index declaring its filterable fields, or a
+// namespace past MAX_SHAPES).
+//
 // Invariant: every bitmap a field keeps, and every result, is a subset of `live`; a label
-// that is removed or replaced is cleared from every field it was present in.
+// that is removed or replaced is cleared from every field it was present in, and its
+// shape is NO_METADATA unless it holds a record with metadata.
 // Thread rule: owned by the engine worker like every search structure; not shared.
 import type { FieldNode, FilterNode, FilterScalar, Metadata, MetadataValue } from '../filter.js';
 import { Bitmap } from './bitmap.js';
+import { KeyShapes } from './key-shapes.js';
 import { ListCodes } from './list-codes.js';
 
-/** A field's value in one record, as stored: one of the four kinds or absent. */
+/** A string column's value where the label has no string. */
 const NO_STRING = -1;
+
+// A label's entry in `shapeOf`: no metadata; metadata the columns do not hold whole (its
+// record store row is the copy to read); or FIRST_SHAPE + the number of its key shape.
+const NO_METADATA = 0;
+const IN_STORE = 1;
+const FIRST_SHAPE = 2;
+
+/** What `metadata(label)` answers for a record whose metadata must be read from the record store. */
+export const METADATA_IN_STORE = 'in-store';
 
 export class MetadataColumns {
   private capacity: number;
   private live: Bitmap;
-  /**
-   * The live labels whose record carries metadata at all (any field, filterable or not):
-   * a query's includeMetadata reads the record store only for these (VectorSet.hasMetadata).
-   * A subset of `live`, as every bitmap here.
-   */
-  private described: Bitmap;
+  /** Per label: NO_METADATA, IN_STORE or FIRST_SHAPE + its key shape's number (see above). */
+  private shapeOf: Uint16Array;
+  private readonly shapes = new KeyShapes();
   private readonly fields = new Map<string, FieldColumn>();
 
   /**
@@ -44,7 +58,7 @@ export class MetadataColumns {
   ) {
     this.capacity = Math.max(32, initialCapacity);
     this.live = new Bitmap(this.capacity);
-    this.described = new Bitmap(this.capacity);
+    this.shapeOf = new Uint16Array(this.capacity);
   }
 
   /** Number of labels holding a record. */
@@ -58,12 +72,16 @@ export class MetadataColumns {
     if (this.live.has(label)) this.clearFields(label);
     this.live.add(label);
     if (!metadata) {
-      this.described.delete(label);
+      this.shapeOf[label] = NO_METADATA;
       return;
     }
-    this.described.add(label);
-    for (const field of Object.keys(metadata)) {
-      if (this.only && !this.only.has(field)) continue;
+    const keys = Object.keys(metadata);
+    let whole = true;
+    for (const field of keys) {
+      if (this.only && !this.only.has(field)) {
+        whole = false;
+        continue;
+      }
       let column = this.fields.get(field);
       if (!column) {
         column = new FieldColumn(this.capacity);
@@ -71,6 +89,8 @@ export class MetadataColumns {
       }
       column.set(label, metadata[field]);
     }
+    const shape = whole ? this.shapes.numberOf(keys) : undefined;
+    this.shapeOf[label] = shape === undefined ? IN_STORE : FIRST_SHAPE + shape;
   }
 
   /** Forgets `label` (its record was deleted, or it moved to another label). */
@@ -78,12 +98,29 @@ export class MetadataColumns {
     if (!this.live.has(label)) return;
     this.clearFields(label);
     this.live.delete(label);
-    this.described.delete(label);
+    this.shapeOf[label] = NO_METADATA;
   }
 
   /** Whether `label`'s record carries metadata (false for a label holding no record). */
   hasMetadata(label: number): boolean {
-    return this.described.has(label);
+    return label < this.capacity && this.shapeOf[label] !== NO_METADATA;
+  }
+
+  /**
+   * `label`'s metadata rebuilt from the columns (a fresh object), METADATA_IN_STORE when
+   * the columns do not hold all of it, undefined when the record has none.
+   */
+  metadata(label: number): Metadata | typeof METADATA_IN_STORE | undefined {
+    const entry = label < this.capacity ? this.shapeOf[label] : NO_METADATA;
+    if (entry === NO_METADATA) return undefined;
+    if (entry === IN_STORE) return METADATA_IN_STORE;
+    const out: Metadata = {};
+    for (const key of this.shapes.keys(entry - FIRST_SHAPE)) {
+      const column = this.fields.get(key);
+      if (!column) throw new Error(`metadata columns: label ${label}'s field ${JSON.stringify(key)} has no column`);
+      out[key] = column.value(label);
+    }
+    return out;
   }
 
   /** The labels whose metadata matches `node` (a fresh bitmap the caller may modify). */
@@ -144,7 +181,9 @@ export class MetadataColumns {
     while (capacity < needed) capacity *= 2;
     this.capacity = capacity;
     this.live = this.live.resized(capacity);
-    this.described = this.described.resized(capacity);
+    const shapeOf = new Uint16Array(capacity);
+    shapeOf.set(this.shapeOf);
+    this.shapeOf = shapeOf;
     for (const column of this.fields.values()) column.grow(capacity);
   }
 }
@@ -177,11 +216,13 @@ class FieldColumn {
   private strings?: Int32Array;
   private trues?: Bitmap;
   private falses?: Bitmap;
-  /** Codes of each label's list value (distinct); none when not a list. */
+  /** Codes of each label's list value, as written; none when not a list. */
   private lists?: ListCodes;
   private postings?: Map<number, Postings>;
   /** Strings of this field (scalar values and list elements) to their codes. */
   private readonly dictionary = new Map<string, number>();
+  /** The same strings by code (a query's includeMetadata reads values back). */
+  private readonly words: string[] = [];
 
   constructor(private capacity: number) {
     this.present = new Bitmap(capacity);
@@ -202,9 +243,10 @@ class FieldColumn {
     } else {
       this.lists ??= new ListCodes(this.capacity);
       this.postings ??= new Map();
-      const codes = [...new Set(value.map((s) => this.code(s)))];
+      const codes = value.map((s) => this.code(s));
       this.lists.set(label, codes);
-      for (const c of codes) {
+      // One posting per distinct value (a list may repeat one).
+      for (const c of new Set(codes)) {
         let p = this.postings.get(c);
         if (!p) {
           p = new Postings();
@@ -222,11 +264,22 @@ class FieldColumn {
     this.trues?.delete(label);
     this.falses?.delete(label);
     if (this.lists && this.postings) {
-      for (const c of this.lists.clear(label)) {
+      for (const c of new Set(this.lists.clear(label))) {
         const p = this.postings.get(c);
         if (p && ++p.stale * 2 > p.length) this.compact(c, p);
       }
     }
+  }
+
+  /** `label`'s value (the label must be present): exactly what was set, a list as a fresh array. */
+  value(label: number): MetadataValue {
+    // A present label has one kind; numbers are NaN and strings NO_STRING where it is another.
+    if (this.numbers && !Number.isNaN(this.numbers[label])) return this.numbers[label];
+    if (this.strings && this.strings[label] !== NO_STRING) return this.words[this.strings[label]];
+    if (this.trues?.has(label)) return true;
+    if (this.falses?.has(label)) return false;
+    if (this.lists) return Array.from(this.lists.codes(label), (c) => this.words[c]);
+    throw new Error(`metadata columns: label ${label} holds no value`);
   }
 
   grow(capacity: number): void {
@@ -356,8 +409,9 @@ class FieldColumn {
   private code(s: string): number {
     let c = this.dictionary.get(s);
     if (c === undefined) {
-      c = this.dictionary.size;
+      c = this.words.length;
       this.dictionary.set(s, c);
+      this.words.push(s);
     }
     return c;
   }
