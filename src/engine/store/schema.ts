@@ -100,7 +100,8 @@ CREATE TABLE import_progress (
 `;
 
 // Version 3. A query with includeMetadata reads the metadata of its hits by (nsid, id)
-// (reads.ts metadataOf) on the HTTP thread. Through the primary key that is an index seek
+// (reads.ts metadataOf) on the HTTP thread — since the engine answers it from its columns,
+// only for records whose fields do not all have one (declared filterable fields). Through the primary key that is an index seek
 // and then a seek into the table, whose pages hold the vectors too (a 384-d record is
 // ~1.7 KB, so 10 random hits touch 10 table pages that are rarely cached): ~105 µs per 10
 // ids at 100k × 384. This index answers the lookup alone, from pages holding only ids and
