@@ -39,6 +39,7 @@ export class Catalog {
   }
 
   close(): void {
+    this.freshness.close();
     this.db.close();
   }
 }

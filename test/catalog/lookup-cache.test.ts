@@ -7,8 +7,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { Catalog } from '../../src/catalog/catalog.js';
 import type { IndexRow } from '../../src/catalog/indexes.js';
+import { CatalogFreshness } from '../../src/catalog/lookup-cache.js';
 
 const indexRow = (projectId: string, name: string): IndexRow => ({
   id: `id-${name}`,
@@ -113,3 +115,46 @@ describe('catalog lookup caches', () => {
     assert.equal(server.indexes.getByHost(project.id, row.hostId)?.state, 'Ready');
   });
 });
+
+// revalidate() reads the WAL-index header in WAL mode, and SQLite's counters otherwise.
+for (const mode of ['wal', 'delete']) {
+  it(`revalidate (${mode} journal) clears on another connection's commit and on this connection's, and only then`, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conifer-lookup-cache-journal-'));
+    const file = join(dir, 'c.db');
+    const db = new Database(file);
+    const other = new Database(file);
+    try {
+      assert.equal(db.pragma(`journal_mode = ${mode}`, { simple: true }), mode);
+      db.exec('CREATE TABLE t (v INTEGER)');
+      const freshness = new CatalogFreshness(db);
+      const cache = freshness.cache<{ v: number }>();
+      let loads = 0;
+      const lookup = (): { v: number } | undefined =>
+        cache.get('k', () => {
+          loads++;
+          return { v: (db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n };
+        });
+      freshness.revalidate();
+      assert.equal(lookup()?.v, 0);
+      freshness.revalidate();
+      assert.equal(lookup()?.v, 0);
+      assert.equal(loads, 1, 'nothing committed: the entry stays');
+      other.prepare('INSERT INTO t VALUES (1)').run();
+      freshness.revalidate();
+      assert.equal(lookup()?.v, 1);
+      assert.equal(loads, 2);
+      freshness.revalidate();
+      assert.equal(lookup()?.v, 1);
+      assert.equal(loads, 2, 'nothing committed since: the entry stays');
+      db.prepare('INSERT INTO t VALUES (2)').run(); // this connection, outside any cache owner
+      freshness.revalidate();
+      assert.equal(lookup()?.v, 2);
+      assert.equal(loads, 3);
+      freshness.close();
+    } finally {
+      db.close();
+      other.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
