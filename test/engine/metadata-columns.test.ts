@@ -135,30 +135,6 @@ describe('MetadataColumns', () => {
     }
   });
 
-  it('hasMetadata follows every write, counting fields that get no column', () => {
-    for (const seed of [6, 7]) {
-      const rand = prng(seed);
-      // Only 'n' gets a column: a record whose metadata holds other fields still has metadata.
-      const columns = new MetadataColumns(32, new Set(['n']));
-      const model = new Map<number, boolean>();
-      for (let step = 0; step < 2000; step++) {
-        const label = Math.floor(rand() * 200);
-        const r = rand();
-        if (r < 0.2) {
-          columns.remove(label);
-          model.delete(label);
-        } else {
-          const m = r < 0.5 ? undefined : randomMetadata(rand);
-          columns.set(label, m);
-          model.set(label, m !== undefined);
-        }
-      }
-      for (let label = 0; label < 260; label++) {
-        assert.equal(columns.hasMetadata(label), model.get(label) ?? false, `seed ${seed} label ${label}`);
-      }
-    }
-  });
-
   it('rebuilds each record as written (key order, list order and repeats, -0) after random writes', () => {
     for (const seed of [8, 9, 10]) {
       const rand = prng(seed);

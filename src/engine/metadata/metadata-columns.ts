@@ -101,11 +101,6 @@ export class MetadataColumns {
     this.shapeOf[label] = NO_METADATA;
   }
 
-  /** Whether `label`'s record carries metadata (false for a label holding no record). */
-  hasMetadata(label: number): boolean {
-    return label < this.capacity && this.shapeOf[label] !== NO_METADATA;
-  }
-
   /**
    * `label`'s metadata rebuilt from the columns (a fresh object), METADATA_IN_STORE when
    * the columns do not hold all of it, undefined when the record has none.
