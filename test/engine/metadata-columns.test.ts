@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { compileFilter, parseFilterNode, type Metadata, type MetadataValue } from '../../src/engine/filter.js';
 import { Bitmap } from '../../src/engine/metadata/bitmap.js';
-import { MAX_SHAPES } from '../../src/engine/metadata/key-shapes.js';
+import { MAX_SHAPE_KEYS, MAX_SHAPES } from '../../src/engine/metadata/key-shapes.js';
 import { METADATA_IN_STORE, MetadataColumns } from '../../src/engine/metadata/metadata-columns.js';
 import { prng } from '../helpers/prng.js';
 
@@ -200,6 +200,24 @@ describe('MetadataColumns', () => {
     for (let label = MAX_SHAPES; label < n; label++) assert.equal(columns.metadata(label), METADATA_IN_STORE, `label ${label}`);
     assert.deepEqual(Object.entries(columns.metadata(n) as Metadata), Object.entries(shaped(0, -1)));
     assert.equal(columns.metadata(n + 1), undefined);
+  });
+
+  it(`numbers shapes up to ${MAX_SHAPE_KEYS} keys in all; past that, a record of a new shape is read from the store`, () => {
+    const columns = new MetadataColumns(32);
+    // Two shapes of half the budget each fill it: the same keys, in two orders.
+    const wide = (order: number, value: number): Metadata => {
+      const out: Metadata = {};
+      for (let i = 0; i < MAX_SHAPE_KEYS / 2; i++) out[`k${(i * order) % 64}-${Math.floor(i / 64)}`] = value;
+      return out;
+    };
+    columns.set(0, wide(1, 0));
+    columns.set(1, wide(3, 1));
+    columns.set(2, { small: true });
+    columns.set(3, wide(1, 3)); // shape 0 again
+    assert.deepEqual(Object.entries(columns.metadata(0) as Metadata), Object.entries(wide(1, 0)));
+    assert.deepEqual(Object.entries(columns.metadata(1) as Metadata), Object.entries(wide(3, 1)));
+    assert.equal(columns.metadata(2), METADATA_IN_STORE);
+    assert.deepEqual(Object.entries(columns.metadata(3) as Metadata), Object.entries(wide(1, 3)));
   });
 
   it('long lists rewritten many times (pooled list codes grow and compact) match the reference', () => {
