@@ -177,9 +177,15 @@ export interface BenchResult {
    * copy of it queried at concurrency 1 and 4 each, first alone, then both at once (absent in older reports).
    */
   twoIndexes?: TwoIndexPhase[];
-  /** rssGrowthBytesPerRecord: server RSS growth over the sparse ingest ÷ records (store, engine values and postings, ids); absent in older reports. */
+  /**
+   * rssGrowthBytesPerRecord: server RSS growth over the sparse ingest ÷ records (store,
+   * engine values and postings, ids), read as the last upsert is answered; absent in older
+   * reports. rssAtRestBytesPerRecord: the same SETTLE_MS later, once the engine has trimmed
+   * its postings and handed freed memory back (QUIET_MS), both ends read at rest; absent
+   * in older reports.
+   */
   /** warmUpP50Ms: p50 of each unmeasured pass before `query` (warmUp()); absent in older reports. */
-  sparse: { records: number; upsertVectorsPerSecond: number; query: QueryPhase; warmUpP50Ms?: number[]; rssGrowthBytesPerRecord?: number };
+  sparse: { records: number; upsertVectorsPerSecond: number; query: QueryPhase; warmUpP50Ms?: number[]; rssGrowthBytesPerRecord?: number; rssAtRestBytesPerRecord?: number };
   hybrid: {
     records: number;
     upsertVectorsPerSecond: number;
@@ -713,13 +719,17 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     });
     log(`fetch 10 ids p50 ${fetch10.p50Ms.toFixed(2)} ms, 100 ids ${fetch100.p50Ms.toFixed(2)} ms; describe_index_stats ${describeIndexStats.p50Ms.toFixed(2)} ms; list page ${listPage.p50Ms.toFixed(2)} ms`);
 
-    // Sparse-only and hybrid, on dotproduct indexes.
+    // Sparse-only and hybrid, on dotproduct indexes. Memory is read at rest before and
+    // after the ingest (the phases above leave the threads' heaps to be released).
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
     const rssBeforeSparse = memoryOf(server.pid).rssBytes;
     const sparseHost = await createIndex(client, server.url, { name: 'bench-sparse', vector_type: 'sparse', metric: 'dotproduct' });
     const sparseBatches = upsertBatches((i) => JSON.stringify({ id: id(i), sparseValues: sparseJson(sparse.records[i]) }), 0, spec.sparseN);
     const sp = await ingest(client, sparseHost, sparseBatches, 4, 30 * 60_000, true);
     sparseBatches.length = 0;
     const sparseRssPerRecord = (memoryOf(server.pid).rssBytes - rssBeforeSparse) / spec.sparseN;
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    const sparseRssAtRestPerRecord = (memoryOf(server.pid).rssBytes - rssBeforeSparse) / spec.sparseN;
     const sparseBodies = sparse.queries.map((s) => JSON.stringify({ sparseVector: sparseJson(s), topK: k, includeMetadata: true }));
     const sparseScore = (q: number) => (i: number): number => sparseDot(sparse.queries[q], sparse.records[i]);
     const sparseEvaluate = (q: number, m: Match[]): Evaluation => ({
@@ -750,7 +760,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     });
     const hybridWarmUp = await warmUp(client, hybridHost, hybridBodies, phaseMs, hybridEvaluate);
     const hybridQuery = await queryPhase(client, hybridHost, hybridBodies, 1, phaseMs, hybridEvaluate);
-    log(`sparse: ${Math.round(sp.phase.vectorsPerSecond)} vectors/s, RSS +${Math.round(sparseRssPerRecord)} B/record, query p50 ${sparseQuery.latency.p50Ms.toFixed(2)} ms recall ${sparseQuery.recall.toFixed(4)} (warm-up passes: p50 ${sparseWarmUp.map((x) => x.toFixed(2)).join(', ')} ms); hybrid: ${Math.round(hy.phase.vectorsPerSecond)} vectors/s, p50 ${hybridQuery.latency.p50Ms.toFixed(2)} ms recall ${hybridQuery.recall.toFixed(4)} (warm-up passes: p50 ${hybridWarmUp.map((x) => x.toFixed(2)).join(', ')} ms)`);
+    log(`sparse: ${Math.round(sp.phase.vectorsPerSecond)} vectors/s, RSS +${Math.round(sparseRssPerRecord)} B/record (at rest +${Math.round(sparseRssAtRestPerRecord)}), query p50 ${sparseQuery.latency.p50Ms.toFixed(2)} ms recall ${sparseQuery.recall.toFixed(4)} (warm-up passes: p50 ${sparseWarmUp.map((x) => x.toFixed(2)).join(', ')} ms); hybrid: ${Math.round(hy.phase.vectorsPerSecond)} vectors/s, p50 ${hybridQuery.latency.p50Ms.toFixed(2)} ms recall ${hybridQuery.recall.toFixed(4)} (warm-up passes: p50 ${hybridWarmUp.map((x) => x.toFixed(2)).join(', ')} ms)`);
     const peakRssBytes = memoryOf(server.pid).hwmBytes;
 
     // Bulk import of the same dense data into a new index, compared with the HTTP upsert
@@ -863,7 +873,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       query: { unfiltered: { c1: u1, c8: u8 }, filtered },
       bulkImport,
       twoIndexes: twoIndexes.length ? twoIndexes : undefined,
-      sparse: { records: spec.sparseN, upsertVectorsPerSecond: sp.phase.vectorsPerSecond, query: sparseQuery, warmUpP50Ms: sparseWarmUp, rssGrowthBytesPerRecord: sparseRssPerRecord },
+      sparse: { records: spec.sparseN, upsertVectorsPerSecond: sp.phase.vectorsPerSecond, query: sparseQuery, warmUpP50Ms: sparseWarmUp, rssGrowthBytesPerRecord: sparseRssPerRecord, rssAtRestBytesPerRecord: sparseRssAtRestPerRecord },
       hybrid: { records: spec.sparseN, upsertVectorsPerSecond: hy.phase.vectorsPerSecond, indexedAfterAckSeconds: hybridIndexedAfterAckSeconds, query: hybridQuery, warmUpP50Ms: hybridWarmUp },
       operations: { fetch10, fetch100, describeIndexStats, listPage },
       restart: {

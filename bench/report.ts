@@ -251,6 +251,7 @@ function otherTable(r: BenchResult): Table {
       ['last acknowledged upsert → reads see it', ms(r.ingest.visibleAfterLastAckMs)],
       ['sparse upsert', `${int(r.sparse.upsertVectorsPerSecond)} vectors/s`],
       ['sparse memory: server RSS growth per sparse record', r.sparse.rssGrowthBytesPerRecord === undefined ? 'n/a' : `${int(r.sparse.rssGrowthBytesPerRecord)} B`],
+      ['… the same at rest (postings trimmed, freed memory released)', r.sparse.rssAtRestBytesPerRecord === undefined ? 'n/a' : `${int(r.sparse.rssAtRestBytesPerRecord)} B`],
       ['hybrid upsert', `${int(r.hybrid.upsertVectorsPerSecond)} vectors/s`],
       ['hybrid: last upsert acknowledged → every record in a graph (queries run after)', `${r.hybrid.indexedAfterAckSeconds.toFixed(1)} s`],
       ['restart: stop (SIGTERM → exit)', `${f(r.restart.stopSeconds, 2)} s`],

@@ -16,6 +16,8 @@ export class EngineIndex {
   private readonly namespaces = new Map<string, VectorSet>();
   /** Round-robin position of background work over the namespaces. */
   private workCursor = 0;
+  /** The namespaces the current trim pass has yet to finish (startTrim). */
+  private trimming: VectorSet[] = [];
 
   constructor(
     private readonly shape: IndexShape,
@@ -141,6 +143,24 @@ export class EngineIndex {
       sets[(this.workCursor + i) % sets.length].work(deadline);
     }
     this.workCursor++;
+  }
+
+  /**
+   * Starts a pass that gives back the slack appends left in every namespace (VectorSet
+   * startTrim); trimStep() runs it. For the quiet time after a burst of writes.
+   */
+  startTrim(): void {
+    this.trimming = [...this.namespaces.values()];
+    for (const set of this.trimming) set.startTrim();
+  }
+
+  /** Continues the trim pass until `deadline` (performance.now() ms); true once every namespace is done. */
+  trimStep(deadline: number): boolean {
+    while (this.trimming.length > 0) {
+      if (!this.trimming[0].trimStep(deadline)) return false;
+      this.trimming.shift();
+    }
+    return true;
   }
 
   /** Frees every namespace's graphs now (the index was closed or dropped; unusable afterwards). */

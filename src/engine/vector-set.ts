@@ -348,6 +348,16 @@ export class VectorSet {
     return this.sparse.bytes;
   }
 
+  /** Starts giving back the slack that appends left in growable structures (the sparse postings); trimStep() runs it. */
+  startTrim(): void {
+    this.sparse.startTrim();
+  }
+
+  /** Continues the trim pass until `deadline` (performance.now() ms); true once it is over. */
+  trimStep(deadline: number): boolean {
+    return this.sparse.trimStep(deadline);
+  }
+
   /** Inserts into the graph(s) and compacts sparse postings until `deadline` (performance.now() ms). */
   work(deadline: number): void {
     if (this.sparse.hasWork) this.sparse.work(deadline);

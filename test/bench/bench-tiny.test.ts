@@ -123,6 +123,8 @@ test('the tiny benchmark runs end to end and reports every figure', { timeout: 3
     const md = readFileSync(join(outDir, 'tiny.md'), 'utf8');
     assert.match(md, /tiny-recall-qps\.svg/);
     assert.match(md, new RegExp(`engine total .*\\| ${e.total.toLocaleString('en-US')} B`));
+    assert.ok(r.sparse.rssAtRestBytesPerRecord !== undefined, 'sparse memory at rest was read');
+    assert.match(md, new RegExp(`the same at rest .*\\| ${Math.round(r.sparse.rssAtRestBytesPerRecord).toLocaleString('en-US')} B`));
     assert.match(readFileSync(join(outDir, 'tiny-recall-qps.svg'), 'utf8'), /^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   } finally {
     rmSync(outDir, { recursive: true, force: true });

@@ -143,6 +143,16 @@ export class SparseIndex {
     this.postings.work(deadline, this.gen);
   }
 
+  /** Starts shrinking the postings to fit (postings.ts); deferred postings are built exactly and need none. */
+  startTrim(): void {
+    if (!this.deferred) this.postings.startTrim();
+  }
+
+  /** Continues the trim pass until `deadline` (performance.now() ms); true once it is over. */
+  trimStep(deadline: number): boolean {
+    return this.postings.trimStep(deadline);
+  }
+
   /** Bytes held: values, postings and per-label tables. */
   get bytes(): number {
     return this.store.bytes + this.postings.bytes() + this.gen.byteLength;

@@ -52,7 +52,7 @@ import { nativeAddon, nativeAddonError } from '../native-addon.js';
 import { FAULT_CRASH_ID, faultInjectionEnabled } from './fault-injection.js';
 import type { IndexLoader } from './loader.js';
 import { beginRecovery } from './recovery.js';
-import { QuietRelease } from './quiet-release.js';
+import { QuietRelease, releaseThisThreadsMemory } from './quiet-release.js';
 
 if (!parentPort) throw new Error('engine-worker must run as a worker thread');
 const port = parentPort;
@@ -131,8 +131,21 @@ function log(level: LogLevel, msg: string, fields: Record<string, string | numbe
   post({ type: 'log', level, msg, fields });
 }
 
-// Heap memory freed by a burst of work goes back to the OS once the slices stop (quiet-release.ts).
-const memory = new QuietRelease((err) => log('warn', 'releasing free heap memory failed', { error: err instanceof Error ? err.message : String(err) }));
+// Memory a burst of work left behind goes back to the OS once the slices stop
+// (quiet-release.ts): first the slack appends left in growable structures (EngineIndex
+// startTrim: sparse postings), trimmed in slices like any background work so a query
+// waits at most one, then the heap and malloc's arenas, where the old buffers went.
+const memory = new QuietRelease(
+  (err) => log('warn', 'releasing free heap memory failed', { error: err instanceof Error ? err.message : String(err) }),
+  async () => {
+    const engines = [...indexes.values()].filter((slot) => !slot.loader).map((slot) => slot.engine);
+    for (const engine of engines) engine.startTrim();
+    for (const engine of engines) {
+      while (!engine.trimStep(performance.now() + SLICE_MS)) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await releaseThisThreadsMemory();
+  },
+);
 
 // Below the HTTP thread, so it gets a core first when it wakes (thread-priority.ts).
 const settings: EngineWorkerData = { ...DEFAULT_WORKER_DATA, ...(workerData as Partial<EngineWorkerData> | null) };

@@ -8,7 +8,8 @@
 // So each such thread, QUIET_MS after its last burst of work (the engine worker: its last
 // background slice, which every apply, load and graph insert runs in; the writer: its
 // last write; the HTTP thread: its last data-plane request, whose young generation an
-// ingest's bodies grow to 16 MiB), releases both once: it tells V8 its heap is under moderate memory pressure
+// ingest's bodies grow to 16 MiB), releases both once (the engine worker first shrinks
+// its growable structures to fit, engine-worker.ts): it tells V8 its heap is under moderate memory pressure
 // (releaseIsolateMemory: an incremental collection that ends by shrinking the heap; the
 // thread keeps answering meanwhile), then runs glibc's malloc_trim on a libuv pool thread
 // (releaseFreeMemory: one pass after an ingest took 45–75 ms here, which no query should
@@ -23,7 +24,7 @@ import { nativeAddon } from '../native-addon.js';
 export const QUIET_MS = 2000;
 
 /** This thread's heap, then malloc's arenas. */
-async function releaseThisThreadsMemory(): Promise<void> {
+export async function releaseThisThreadsMemory(): Promise<void> {
   if (!nativeAddon) return;
   nativeAddon.releaseIsolateMemory();
   await nativeAddon.releaseFreeMemory();

@@ -9,6 +9,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { prepareSparse, SparseIndex } from '../../../src/engine/sparse/sparse-index.js';
+import { Postings } from '../../../src/engine/sparse/postings.js';
 import { EngineIndex } from '../../../src/engine/engine-index.js';
 import { VectorSet, type SearchTrace } from '../../../src/engine/vector-set.js';
 import type { SparseValues } from '../../../src/engine/model.js';
@@ -120,6 +121,65 @@ describe('SparseIndex', () => {
       assert.deepEqual(index.livePostings(), fresh.livePostings(), `seed ${seed}, compacted`);
       for (const r of live.values()) assert.deepEqual(index.get(r.label), sorted(r.sparse));
     }
+  });
+
+  it('a trim pass in steps, with writes between them, shrinks the postings and changes no answer', () => {
+    for (const seed of [41, 42]) {
+      const { index, live } = randomWrites(seed, 3000);
+      const before = index.bytes;
+      index.startTrim();
+      let steps = 0;
+      // A deadline already past: each step trims 64 lists and returns.
+      while (!index.trimStep(-Infinity)) {
+        steps++;
+        if (steps % 3 === 0) randomWrites(seed * 1000 + steps, 20, undefined, { index, live });
+      }
+      assert.ok(steps > 3, `the pass took ${steps} steps`);
+      const fresh = new SparseIndex();
+      for (const r of live.values()) fresh.set(r.label, sorted(r.sparse));
+      assert.deepEqual(index.livePostings(), fresh.livePostings(), `seed ${seed}`);
+      const idOf = (label: number): string => live.get(label)!.id;
+      const rand = prng(seed);
+      for (let qi = 0; qi < 20; qi++) {
+        const q = zipfSparse(rand, 1 + Math.floor(rand() * 10), qi % 2 === 0 ? 0 : 0.3);
+        const got = index.search(prepareSparse(q), 10, idOf).map((h) => ({ id: h.id, score: h.rank }));
+        assert.deepEqual(got, bruteForce(live.values(), q, 10), `seed ${seed} q${qi}`);
+      }
+      // A pass with no writes during it: the lists (8 entries at first, doubling) now fit.
+      index.startTrim();
+      assert.equal(index.trimStep(Infinity), true);
+      assert.ok(index.bytes < before * 0.9, `bytes ${before} → ${index.bytes}`);
+      // Appends after a trim grow the lists again.
+      randomWrites(seed + 7, 500, undefined, { index, live });
+      const again = new SparseIndex();
+      for (const r of live.values()) again.set(r.label, sorted(r.sparse));
+      assert.deepEqual(index.livePostings(), again.livePostings(), `seed ${seed}, after more writes`);
+    }
+  });
+
+  it('a trim shrinks a list to its entries only when over an eighth of its buffer is unused', () => {
+    const postings = new Postings();
+    // Lists start at 8 entries and double: 9 entries sit in 16 (7 unused), 15 in 16 (1), 8 in 8.
+    for (const [dim, n] of [[1, 9], [2, 15], [3, 8]]) for (let i = 0; i < n; i++) postings.add(dim, i, 1, dim + i / 100);
+    const buffers = new Map([1, 2, 3].map((dim) => [dim, postings.get(dim)!.entries]));
+    postings.startTrim();
+    assert.equal(postings.trimStep(Infinity), true);
+    assert.equal(postings.get(1)!.entries.length, 9 * 3);
+    assert.equal(postings.get(2)!.entries, buffers.get(2), 'a sixteenth unused: left alone');
+    assert.equal(postings.get(3)!.entries, buffers.get(3), 'full: left alone');
+    for (const [dim, n] of [[1, 9], [2, 15], [3, 8]]) {
+      const list = postings.get(dim)!;
+      assert.equal(list.length, n);
+      for (let i = 0; i < n; i++) {
+        assert.equal(list.label(i), i);
+        assert.equal(list.gen(i), 1);
+        assert.equal(list.weight(i), Math.fround(dim + i / 100));
+      }
+    }
+    // The trimmed list grows again on the next append.
+    postings.add(1, 9, 1, 5);
+    assert.equal(postings.get(1)!.length, 10);
+    assert.equal(postings.get(1)!.weight(9), 5);
   });
 
   // A load defers the postings and bulk-builds them at its end (deferPostings,
