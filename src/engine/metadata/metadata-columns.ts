@@ -16,7 +16,7 @@
 // (key-shapes.ts) they rebuild the object as written — its keys in order, a list's
 // elements in order with repeats — so the main thread reads the record store only for a
 // record whose fields are not all held (an index declaring its filterable fields, or a
-// namespace past MAX_SHAPES).
+// namespace past the key-shape limits).
 //
 // Invariant: every bitmap a field keeps, and every result, is a subset of `live`; a label
 // that is removed or replaced is cleared from every field it was present in, and its
