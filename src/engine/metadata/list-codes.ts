@@ -16,6 +16,8 @@
 // clears that made the garbage, so a set or clear is O(its codes) amortised even when
 // one record of a large namespace is rewritten over and over.
 // Thread rule: owned by the engine worker, as every metadata column.
+import { grown } from '../typed-arrays.js';
+
 export class ListCodes {
   private start: Uint32Array;
   private len: Uint32Array;
@@ -68,12 +70,8 @@ export class ListCodes {
   /** Room for labels below `capacity`. */
   grow(capacity: number): void {
     if (capacity <= this.start.length) return;
-    const start = new Uint32Array(capacity);
-    start.set(this.start);
-    const len = new Uint32Array(capacity);
-    len.set(this.len);
-    this.start = start;
-    this.len = len;
+    this.start = grown(this.start, capacity);
+    this.len = grown(this.len, capacity);
   }
 
   /** Bytes held (tests: the pool stays bounded under churn). */

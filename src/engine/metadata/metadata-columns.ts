@@ -26,6 +26,7 @@ import type { FieldNode, FilterNode, FilterScalar, Metadata, MetadataValue } fro
 import { Bitmap } from './bitmap.js';
 import { KeyShapes } from './key-shapes.js';
 import { ListCodes } from './list-codes.js';
+import { grown } from '../typed-arrays.js';
 
 /** A string column's value where the label has no string. */
 const NO_STRING = -1;
@@ -176,9 +177,7 @@ export class MetadataColumns {
     while (capacity < needed) capacity *= 2;
     this.capacity = capacity;
     this.live = this.live.resized(capacity);
-    const shapeOf = new Uint16Array(capacity);
-    shapeOf.set(this.shapeOf);
-    this.shapeOf = shapeOf;
+    this.shapeOf = grown(this.shapeOf, capacity);
     for (const column of this.fields.values()) column.grow(capacity);
   }
 }
@@ -195,11 +194,7 @@ class Postings {
   stale = 0;
 
   push(label: number): void {
-    if (this.length === this.labels.length) {
-      const grown = new Uint32Array(this.labels.length * 2);
-      grown.set(this.labels);
-      this.labels = grown;
-    }
+    if (this.length === this.labels.length) this.labels = grown(this.labels, this.labels.length * 2);
     this.labels[this.length++] = label;
   }
 }
@@ -280,8 +275,8 @@ class FieldColumn {
   grow(capacity: number): void {
     this.capacity = capacity;
     this.present = this.present.resized(capacity);
-    if (this.numbers) this.numbers = grownFloat64(this.numbers, capacity);
-    if (this.strings) this.strings = grownInt32(this.strings, capacity);
+    if (this.numbers) this.numbers = grown(this.numbers, capacity, Number.NaN);
+    if (this.strings) this.strings = grown(this.strings, capacity, NO_STRING);
     if (this.trues) this.trues = this.trues.resized(capacity);
     if (this.falses) this.falses = this.falses.resized(capacity);
     this.lists?.grow(capacity);
@@ -410,16 +405,4 @@ class FieldColumn {
     }
     return c;
   }
-}
-
-function grownFloat64(a: Float64Array, capacity: number): Float64Array {
-  const b = new Float64Array(capacity).fill(Number.NaN);
-  b.set(a);
-  return b;
-}
-
-function grownInt32(a: Int32Array, capacity: number): Int32Array {
-  const b = new Int32Array(capacity).fill(NO_STRING);
-  b.set(a);
-  return b;
 }

@@ -13,6 +13,7 @@
 //    HYBRID_THRESHOLD_MAX_RECORDS (τ low against the sparse scores), or when τ ≤ 0; the
 //    answer is then step 1's, whose recall is measured (README "Search engine").
 import { TopK } from '../vectors/top-k.js';
+import { grown } from '../typed-arrays.js';
 import type { Scorer, ScoredHit } from '../vectors/exact-scan.js';
 
 /**
@@ -81,11 +82,9 @@ class Batch {
     if (this.seen.has(label)) return;
     this.seen.add(label);
     if (this.count === this.labels.length) {
-      const grown = new Uint32Array(this.count * 2);
-      grown.set(this.labels);
-      this.labels = grown;
-      this.dense = new Float64Array(grown.length);
-      this.sparse = new Float64Array(grown.length);
+      this.labels = grown(this.labels, this.count * 2);
+      this.dense = new Float64Array(this.labels.length);
+      this.sparse = new Float64Array(this.labels.length);
     }
     this.labels[this.count++] = label;
   }

@@ -15,6 +15,8 @@
 // full (100k records of the bench's sparse data: 0.69, ~630 B of slack per record). A trim
 // pass (startTrim, trimStep), which the engine worker runs once its writes have stopped
 // (worker/quiet-release.ts), shrinks each list to fit; a list appended to later grows again.
+import { grown } from '../typed-arrays.js';
+
 const INITIAL_LIST = 8;
 /** A trim reallocates a list only when more than this share of its buffer is unused. */
 const TRIM_SLACK_FRACTION = 0.125;
@@ -80,10 +82,8 @@ export class PostingList {
   }
 
   private grow(): void {
-    const entries = new Uint32Array(this.entries.length * 2);
-    entries.set(this.entries);
-    this.entries = entries;
-    this.weights = new Float32Array(entries.buffer);
+    this.entries = grown(this.entries, this.entries.length * 2);
+    this.weights = new Float32Array(this.entries.buffer);
   }
 }
 

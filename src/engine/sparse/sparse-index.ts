@@ -19,6 +19,7 @@ import type { SparseValues } from '../model.js';
 import { nativeAddon, type NativeAddon, type SparseNativeArgs } from '../native-addon.js';
 import { TopK } from '../vectors/top-k.js';
 import { Postings, type PostingList } from './postings.js';
+import { grown } from '../typed-arrays.js';
 import { SparseStore } from './sparse-store.js';
 
 /** A query's sparse vector, sorted by dimension, one weight per dimension. */
@@ -596,9 +597,7 @@ export class SparseIndex {
     if (n <= this.gen.length) return;
     let cap = this.gen.length;
     while (cap < n) cap *= 2;
-    const gen = new Uint32Array(cap);
-    gen.set(this.gen);
-    this.gen = gen;
+    this.gen = grown(this.gen, cap);
   }
 }
 

@@ -11,6 +11,7 @@
 //   and garbage is at least half of what is used, so the cost is amortised O(1) per pair.
 import type { SparseValues } from '../model.js';
 import type { SparseLayout } from './postings.js';
+import { grown } from '../typed-arrays.js';
 
 const INITIAL_POOL = 1024;
 const INITIAL_LABELS = 64;
@@ -134,12 +135,8 @@ export class SparseStore {
     if (n <= this.len.length) return;
     let cap = this.len.length;
     while (cap < n) cap *= 2;
-    const start = new Uint32Array(cap);
-    start.set(this.start);
-    const len = new Uint32Array(cap);
-    len.set(this.len);
-    this.start = start;
-    this.len = len;
+    this.start = grown(this.start, cap);
+    this.len = grown(this.len, cap);
   }
 
   /** `exact`: grow to exactly what is needed (a reservation), not to the next doubling. */

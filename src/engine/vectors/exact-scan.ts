@@ -6,6 +6,7 @@ import type { Metric } from '../model.js';
 import { CHUNK_SHIFT, type VectorArena } from './arena.js';
 import { nativeAddon } from '../native-addon.js';
 import { TopK } from './top-k.js';
+import { grown } from '../typed-arrays.js';
 
 export interface ScoreQuery {
   dense?: Float32Array;
@@ -152,11 +153,7 @@ export function bestOf(
   const top = new TopK(topK);
   let count = 0;
   for (const label of labels) {
-    if (count === scratchLabels.length) {
-      const grown = new Uint32Array(count * 2);
-      grown.set(scratchLabels);
-      scratchLabels = grown;
-    }
+    if (count === scratchLabels.length) scratchLabels = grown(scratchLabels, count * 2);
     scratchLabels[count++] = label;
   }
   let scored: Uint32Array = scratchLabels;
