@@ -1,10 +1,12 @@
-// Conifer's native addon: the functions the engine worker calls, and float32Json, which the
-// HTTP thread calls (see each header).
+// Conifer's native addon: the functions the engine worker calls, float32Json, which the
+// HTTP thread calls, and jsonFloatArrays, which the HTTP and writer threads call (see each
+// header).
 #include <node_api.h>
 
 #include "cpu-features.h"
 #include "exact-scan.h"
 #include "float-json.h"
+#include "json-floats.h"
 #include "release-memory.h"
 #include "sparse-search.h"
 
@@ -20,6 +22,8 @@ napi_value Init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "cpuFeatures", fn);
   napi_create_function(env, "float32Json", NAPI_AUTO_LENGTH, Float32Json, nullptr, &fn);
   napi_set_named_property(env, exports, "float32Json", fn);
+  napi_create_function(env, "jsonFloatArrays", NAPI_AUTO_LENGTH, JsonFloatArrays, nullptr, &fn);
+  napi_set_named_property(env, exports, "jsonFloatArrays", fn);
   napi_create_function(env, "sparseSearch", NAPI_AUTO_LENGTH, SparseSearch, nullptr, &fn);
   napi_set_named_property(env, exports, "sparseSearch", fn);
   napi_create_function(env, "sparseCandidates", NAPI_AUTO_LENGTH, SparseCandidates, nullptr, &fn);

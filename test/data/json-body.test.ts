@@ -1,5 +1,5 @@
-// parseJsonBody (src/data/json-body.ts), the writer thread's parser of upsert bodies: its
-// fast path (ASCII, no escapes, no "__proto__"/"constructor") must answer exactly what
+// parseJsonBody (src/data/json-body.ts), the parser of upsert bodies (writer thread) and
+// query bodies (HTTP thread): its fast path (ASCII, no escapes, no "__proto__"/"constructor") must answer exactly what
 // secure-json-parse answers, and everything else must still take secure-json-parse's path
 // (prototype poisoning refused, escapes and UTF-8 decoded, invalid JSON a 400).
 import { describe, it } from 'node:test';
@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import secureJson from 'secure-json-parse';
 import { INVALID_JSON_BODY, parseJsonBody } from '../../src/data/json-body.js';
 import { ApiError } from '../../src/errors.js';
+import { prng } from '../helpers/prng.js';
 
 const bytes = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'utf8'));
 const reference = (text: string): unknown => secureJson.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
@@ -64,5 +65,165 @@ describe('parseJsonBody', () => {
     assert.deepEqual(parseJsonBody(bytes(body)), reference(body));
     const ctor = '{"constructor":1}';
     assert.deepEqual(parseJsonBody(bytes(ctor)), reference(ctor));
+  });
+});
+
+// The dense vectors of query and upsert bodies are parsed natively (native/json-floats.cc)
+// when the addon is loaded, as the server always has it: each must come out as the
+// Float32Array that the JSON.parse path's numbers become (vector-input.ts denseValues()
+// stores each double in a Float32Array), bit for bit, with the rest of the body as
+// JSON.parse gives it.
+describe('parseJsonBody with dense vectors', () => {
+  type Body = Record<string, unknown> & { vector?: unknown; vectors?: Record<string, unknown>[] };
+  const bits = (v: unknown): number[] => {
+    assert.ok(v instanceof Float32Array, `expected a Float32Array, got ${Object.prototype.toString.call(v)}`);
+    return Array.from(new Uint32Array(v.buffer, v.byteOffset, v.length));
+  };
+  /** The JSON.parse path's answer with the taken arrays converted as denseValues() converts them. */
+  const expected = (text: string, at: 'query' | 'upsert'): { body: Body; arrays: number[][] } => {
+    const body = parseJsonBody(bytes(text)) as Body;
+    const arrays: number[][] = [];
+    const convert = (v: unknown): number[] => bits(Float32Array.from(v as number[]));
+    if (at === 'query') {
+      arrays.push(convert(body.vector));
+      delete body.vector;
+    } else {
+      for (const r of body.vectors ?? []) {
+        if (Array.isArray(r.values)) {
+          arrays.push(convert(r.values));
+          delete r.values;
+        }
+      }
+    }
+    return { body, arrays };
+  };
+  const taken = (text: string, at: 'query' | 'upsert'): { body: Body; arrays: number[][] } => {
+    const body = parseJsonBody(bytes(text), at) as Body;
+    const arrays: number[][] = [];
+    if (at === 'query') {
+      arrays.push(bits(body.vector));
+      delete body.vector;
+    } else {
+      for (const r of body.vectors ?? []) {
+        if (r.values !== undefined) {
+          arrays.push(bits(r.values));
+          assert.equal((r.values as Float32Array).buffer.byteLength, (r.values as Float32Array).byteLength, 'each record owns its values');
+          delete r.values;
+        }
+      }
+    }
+    return { body, arrays };
+  };
+  // Number texts a client may send: 17 significant digits (JSON.stringify of doubles),
+  // shortest float32 text, exponents in every spelling, signed zeros, float32 subnormals,
+  // and doubles halfway between two float32s and a double ulp either side (the two
+  // roundings, decimal to double then double to float32, must be the JSON.parse path's).
+  const rand = prng(20261127);
+  const f32 = new Float32Array(1);
+  const numberTexts = (): string[] => {
+    const out = ['0', '-0', '0.0', '-0.0e0', '1', '-12', '1E2', '1e+2', '1.5e-3', '2.5E-7', '1e-45', '-1.4e-45', '1e-46', '3.4028234663852886e38', '-3.4028235e38', '123456789012345678901234567890', '0.30000001192092896', '1.0000000596046448'];
+    for (let i = 0; i < 300; i++) {
+      const x = (rand() - 0.5) * 10 ** Math.floor(rand() * 20 - 10);
+      out.push(JSON.stringify(x));
+      f32[0] = x;
+      out.push(String(f32[0]));
+      // Halfway between f32[0] and the next float32 up, and one double ulp either side.
+      const lo = f32[0];
+      const u = new Uint32Array(f32.buffer);
+      u[0] += 1;
+      const mid = (lo + f32[0]) / 2;
+      out.push(JSON.stringify(mid));
+      const d = new Float64Array([mid]);
+      const du = new BigUint64Array(d.buffer);
+      du[0] += 1n;
+      out.push(JSON.stringify(d[0]));
+      du[0] -= 2n;
+      out.push(JSON.stringify(d[0]));
+    }
+    return out;
+  };
+
+  it('a query body: the vector bit for bit, the rest as JSON.parse gives it, key order kept', () => {
+    const texts = numberTexts();
+    const text = `{"topK":10,"vector":[${texts.join(',')}],"filter":{"genre":{"$in":["a","b"]}},"includeMetadata":true}`;
+    const got = taken(text, 'query');
+    const want = expected(text, 'query');
+    assert.deepEqual(got.arrays, want.arrays);
+    assert.deepEqual(got.body, want.body);
+    assert.deepEqual(Object.keys(parseJsonBody(bytes(text), 'query') as object), ['topK', 'vector', 'filter', 'includeMetadata']);
+    // Whitespace wherever JSON allows it.
+    const spaced = ` {\n\t"vector" :\r [ ${texts.slice(0, 50).join(' ,\n ')} ] ,"topK":3 } `;
+    assert.deepEqual(taken(spaced, 'query'), expected(spaced, 'query'));
+  });
+
+  it('an upsert body: each record its own values, records without values and metadata named "values" untouched', () => {
+    const texts = numberTexts();
+    const records = [
+      `{"id":"a","values":[${texts.slice(0, 400).join(',')}],"metadata":{"values":[1,2],"vector":[3]}}`,
+      `{"id":"b","sparseValues":{"indices":[1,5],"values":[0.5,0.25]}}`,
+      `{"values":[${texts.slice(400).join(',')}],"id":"c","sparseValues":{"indices":[2],"values":[-1]}}`,
+      `{"id":"d","values":[1,2,3]}`,
+    ];
+    const text = `{"namespace":"ns","vectors":[${records.join(',')}]}`;
+    const got = taken(text, 'upsert');
+    const want = expected(text, 'upsert');
+    assert.equal(got.arrays.length, 3);
+    assert.deepEqual(got.arrays, want.arrays);
+    assert.deepEqual(got.body, want.body);
+  });
+
+  it('bodies the native scan does not take parse exactly as before', () => {
+    const declined: [string, 'query' | 'upsert'][] = [
+      ['{"vector":[],"topK":1}', 'query'], // empty: "no dense values" in vector-input.ts
+      ['{"vector":[1,"2"]}', 'query'],
+      ['{"vector":[1,[2]]}', 'query'],
+      ['{"vector":[1e39,2]}', 'query'], // finite as a double, not as float32: refused later with the number named
+      ['{"vector":[1e400]}', 'query'],
+      ['{"vector":[1,2],"vector":[3]}', 'query'], // JSON.parse keeps the last
+      ['{"id":"x","topK":1}', 'query'],
+      ['[[1,2]]', 'query'],
+      ['{"vectors":[{"id":"s","sparseValues":{"indices":[1],"values":[2]}},{"id":"d","values":[1]}]}', 'upsert'],
+      ['{"vectors":[{"id":"a","values":[1],"values":[2]}]}', 'upsert'],
+      ['{"vectors":{"x":{"values":[1]}}}', 'upsert'],
+      ['{"vectors":[[{"values":[1]}]]}', 'upsert'],
+      ['{"vectors":[{"id":"é","values":[1]}]}', 'upsert'], // not ASCII
+      ['{"vectors":[{"id":"a\\u0062","values":[1]}]}', 'upsert'], // an escape
+    ];
+    for (const [text, at] of declined) {
+      assert.deepEqual(parseJsonBody(bytes(text), at), reference(text), text);
+    }
+    assert.ok(Array.isArray((parseJsonBody(bytes('{"vector":[1e39,2]}'), 'query') as Body).vector));
+  });
+
+  it('invalid JSON around or inside a vector is refused as before', () => {
+    for (const text of [
+      '{"vector":[1,2]',
+      '{"vector":[1,2]]}',
+      '{"vector":[1,2] .5}',
+      '{"vector":[1,2]e5}',
+      '{"vector":-[1,2]}',
+      '{"vector" [1,2]}',
+      '{"vector":[1,2]:[3]}',
+      '{"vector":[1,2],}',
+      '{"vector":[1,,2]}',
+      '{"vector":[01,2]}',
+      '{"vector":[1.,2]}',
+      '{"vector":[.5,2]}',
+      '{"vector":[+1,2]}',
+      '{"vector":[1,2,]}',
+      '{"vector":[NaN,2]}',
+      '{"vector":[Infinity]}',
+      '{"vector":[0x10]}',
+      '{"vector":[1,2]} x',
+      '{"vector":[1,2],"a":"unterminated}',
+      '{"vector":[1,2],"a":\u0001}',
+    ]) {
+      assert.throws(
+        () => parseJsonBody(bytes(text), 'query'),
+        (err: unknown) => err instanceof ApiError && err.message === `request body is not valid JSON: ${INVALID_JSON_BODY}`,
+        text,
+      );
+    }
+    assert.throws(() => parseJsonBody(bytes('{"vectors":[{"id":"a","values":[1,2]},]}'), 'upsert'), ApiError);
   });
 });
