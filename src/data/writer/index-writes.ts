@@ -6,7 +6,7 @@ import type { IndexRow } from '../../catalog/indexes.js';
 import { compileFilter } from '../../engine/filter.js';
 import type { Change } from '../../engine/model.js';
 import type { RecordStore } from '../../engine/store/record-store.js';
-import { parseJsonBody } from '../json-body.js';
+import { joinChunks, parseJsonBody } from '../json-body.js';
 import { checkPodCapacity } from '../pod-capacity.js';
 import { upsertInput } from '../vector-input.js';
 import type { Write, WriteResult } from './protocol.js';
@@ -16,15 +16,10 @@ export interface Committed {
   result: WriteResult;
 }
 
-/** The body's chunks as one buffer (one chunk: itself, no copy). */
-function joined(chunks: readonly Uint8Array[]): Uint8Array {
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-}
-
 export function runWrite(store: RecordStore, index: IndexRow, write: Write): Committed {
   switch (write.op) {
     case 'upsert': {
-      const { namespace, records } = upsertInput(write.body === null ? undefined : parseJsonBody(joined(write.body)), index);
+      const { namespace, records } = upsertInput(write.body === null ? undefined : parseJsonBody(joinChunks(write.body), 'upsert'), index);
       checkPodCapacity(index, store.totalCount(), records.length);
       return { changes: store.upsert(namespace, records), result: records.length };
     }

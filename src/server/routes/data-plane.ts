@@ -6,6 +6,7 @@ import type { VectorService } from '../../data/vector-service.js';
 import { invalid, notFound, unavailable } from '../../errors.js';
 import { BODY_LIMIT_BYTES, UPSERT_MAX_BYTES } from '../../limits.js';
 import { bodyChunksParser, isBodyChunks } from '../body-chunks.js';
+import { joinChunks, parseJsonBody } from '../../data/json-body.js';
 import { float32ToShortest } from '../../engine/float32.js';
 import type { ServerContext } from '../context.js';
 import { OverloadGuard } from '../overload.js';
@@ -172,30 +173,58 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         return body;
       });
 
-      plane.post('/query', documentedOnly({ body: doc.queryBody }), async (request, reply) => {
-        // The seq the engine held when it answered: the query saw exactly the writes up to it.
-        const { namespace, matches, lsn } = await vectors.query(indexOf(request), request.body);
-        reply.header(MAX_INDEXED_LSN_HEADER, lsn);
-        let withRecords = false; // values included: printed text, see sendCapped
-        const body = {
-          matches: matches.map((m) => {
-            // Scores are float32 on Pinecone's wire; float64 noise (0.9999999999999998) is not.
-            const out: Record<string, unknown> = { id: m.id, score: float32ToShortest(m.score) };
-            if (m.record) {
-              const r = recordJson(m.record);
-              if (m.record.values || m.record.sparse) {
-                out.values = r.values;
-                withRecords = true; // printed values (and sparse values with them)
-              }
-              if (r.sparseValues) out.sparseValues = r.sparseValues;
-              if (r.metadata) out.metadata = r.metadata;
+      // The query body's parser reads its dense vector natively, straight to float32
+      // (json-body.ts: same answers and errors as the JSON parser of every other route,
+      // without a JavaScript number per value). Only this route's parser is replaced. The
+      // body is read as the socket's chunks (body-chunks.ts, Fastify's limits and errors),
+      // so the usual one-chunk body is parsed in place: Fastify's `parseAs: 'buffer'`
+      // copies every body into a new buffer, and a 32 KB copy per 1536-d query kept V8's
+      // collector busy on external memory.
+      void plane.register(async (queries) => {
+        queries.removeContentTypeParser('application/json');
+        const chunked = bodyChunksParser(BODY_LIMIT_BYTES);
+        queries.addContentTypeParser('application/json', (request, payload, done) =>
+          chunked(request, payload, (err, body) => {
+            if (!body) {
+              done(err);
+              return;
             }
-            return out;
+            request.bodyBytes = body.bytes;
+            let parsed: unknown;
+            try {
+              parsed = parseJsonBody(joinChunks(body.chunks), 'query');
+            } catch (parseErr) {
+              done(parseErr as Error);
+              return;
+            }
+            done(null, parsed);
           }),
-          namespace: displayNamespace(namespace, versionOf(request)),
-          usage: USAGE,
-        };
-        return sendCapped(reply, body, 'lower topK or set includeValues to false', withRecords);
+        );
+        queries.post('/query', documentedOnly({ body: doc.queryBody }), async (request, reply) => {
+          // The seq the engine held when it answered: the query saw exactly the writes up to it.
+          const { namespace, matches, lsn } = await vectors.query(indexOf(request), request.body);
+          reply.header(MAX_INDEXED_LSN_HEADER, lsn);
+          let withRecords = false; // values included: printed text, see sendCapped
+          const body = {
+            matches: matches.map((m) => {
+              // Scores are float32 on Pinecone's wire; float64 noise (0.9999999999999998) is not.
+              const out: Record<string, unknown> = { id: m.id, score: float32ToShortest(m.score) };
+              if (m.record) {
+                const r = recordJson(m.record);
+                if (m.record.values || m.record.sparse) {
+                  out.values = r.values;
+                  withRecords = true; // printed values (and sparse values with them)
+                }
+                if (r.sparseValues) out.sparseValues = r.sparseValues;
+                if (r.metadata) out.metadata = r.metadata;
+              }
+              return out;
+            }),
+            namespace: displayNamespace(namespace, versionOf(request)),
+            usage: USAGE,
+          };
+          return sendCapped(reply, body, 'lower topK or set includeValues to false', withRecords);
+        });
       });
 
       const stats = async (request: FastifyRequest, reply: FastifyReply): Promise<Record<string, unknown>> => {
