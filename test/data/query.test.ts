@@ -509,6 +509,26 @@ describe('data plane: query', () => {
       });
     }
 
+    it("the query route's own body parser (native vector parse) answers bad bodies as every other route does", async () => {
+      const host = hosts.cosine;
+      const viaUpdate = await dp(server, host, 'POST', '/vectors/update', { rawBody: '{"vector": [1, 0' });
+      assert.equal(viaUpdate.status, 400);
+      for (const rawBody of ['{"vector": [1, 0', '{"vector":[1,0,0,0],"topK":5', '{"vector":[1,0,0,0] .5,"topK":5}', '{"vector":[1,0,0,0],"topK":5,"__proto__":{"x":1}}']) {
+        const res = await dp(server, host, 'POST', '/query', { rawBody });
+        assertDataError(res, 400);
+        assert.equal(res.body.message, viaUpdate.body.message, rawBody);
+      }
+      // An empty body means {} (decision 13): refused for what it lacks, not as JSON.
+      assertDataError(await dp(server, host, 'POST', '/query', { rawBody: '' }), 400, /topK/);
+      // Spaces, exponents and 17 digits: the same answer as the body JSON.stringify prints.
+      const vector = [0.30000001192092896, -1.5e-3, 2, 0.1];
+      const plain = await query(host, { vector, topK: 5 });
+      const spaced = await dp(server, host, 'POST', '/query', { rawBody: ' {"topK" : 5 ,\n "vector" : [ 3.0000001192092896E-1 ,-15e-4, 2.0 , 0.1000000000000000055511151231257827 ] } ' });
+      assert.equal(spaced.status, 200, spaced.text);
+      assert.equal(plain.status, 200);
+      assert.deepEqual(spaced.body, plain.body);
+    });
+
     it('$and nested 20 levels is refused; 10 levels work', async () => {
       const nest = (n: number) => {
         let f: Record<string, unknown> = { genre: 'drama' };
