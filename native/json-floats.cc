@@ -8,29 +8,36 @@
 //
 // jsonFloatArrays(bytes, shape) where shape is
 //   0 (query)   the value of the top-level object's key "vector";
-//   1 (upsert)  the value of the key "values" of each object directly inside the array
-//               that is the value of the top-level object's key "vectors".
-// returns [rest, values, layout]:
-//   rest    the body's text with every array taken replaced by `0` (one latin1 string);
-//   values  Float32Array, the arrays' numbers back to back, in body order;
-//   layout  Uint32Array, two per array taken: the index of its record in "vectors"
-//           (0 for a query) and its length;
+//   1 (upsert)  in each record (an object directly inside the array that is the value
+//               of the top-level object's key "vectors"): the value of its key "values"
+//               (kind 0), and in the object that is the value of its key "sparseValues",
+//               the values of "values" (kind 1) and "indices" (kind 2).
+// returns [rest, values, indices, layout]:
+//   rest     the body's text with every array taken replaced by `0` (one latin1 string);
+//   values   Float32Array, the numbers of the kind 0 and 1 arrays back to back, in body
+//            order;
+//   indices  Uint32Array, the numbers of the kind 2 arrays back to back, in body order;
+//   layout   Uint32Array, three per array taken, in body order: the index of its record
+//            in "vectors" (0 for a query), its kind and its length;
 // or undefined when the body is not one this handles (then the caller parses it as
 // before, which gives every answer and error message as before). Undefined when:
 //   - a byte is outside ASCII or is a backslash (so a string is the bytes between two
 //     quotes, with no escapes to decode), or the top level is not an object;
-//   - a taken key occurs twice in the same object ("vector" or "vectors" at the top,
-//     "values" in a record: JSON.parse keeps the last, this would keep the first);
-//   - an array to take is empty, holds anything but JSON numbers, or a number that is
-//     not finite as float32 (JavaScript refuses those with a message naming the value);
-//   - nothing was taken (for an upsert, also as soon as the first record has no
-//     "values" array: a sparse index's upserts are not scanned to the end for nothing).
+//   - one of the keys named above occurs twice in the same object (JSON.parse keeps the
+//     last, this would keep the first);
+//   - an array to take is empty, or holds anything but JSON numbers, or a number that is
+//     not finite as float32 (kinds 0 and 1) or not an integer from 0 to 4294967295
+//     (kind 2): JavaScript refuses those with a message naming the value;
+//   - nothing was taken (for an upsert, also as soon as the first record is read with
+//     nothing taken, so the bodies of an index this does not help are not scanned to the
+//     end for nothing).
 // The caller must also have ruled out "__proto__" and "constructor" (json-body.ts),
 // since JSON.parse alone does not refuse them.
 //
 // Why the answer is JSON.parse's: each number is checked against JSON's grammar, then
 // read by std::from_chars, which rounds correctly to the nearest double as JSON.parse
-// does, then rounded to float32, as a Float32Array store of that double does. An array is
+// does, then rounded to float32, as a Float32Array store of that double does (an index:
+// stored as it is, being an integer within uint32). An array is
 // taken only where it is a whole value (after `key :`, followed by `,` or `}`), so putting
 // `0` in its place keeps every other token as it was: the rest is valid JSON exactly when
 // the body is, and JSON.parse of it builds the same objects but for those values.
@@ -52,20 +59,25 @@ namespace {
 using arg_checks::fail;
 using arg_checks::typedArray;
 
-enum class Key : uint8_t { kOther, kVector, kVectors, kValues };
+enum class Key : uint8_t { kOther, kVector, kVectors, kValues, kSparseValues, kIndices };
+
+// What an array taken holds (the layout's kind).
+enum Kind : uint32_t { kDense = 0, kSparseWeights = 1, kSparseIndices = 2 };
 
 // The containers a body may nest; deeper ones are followed only by their depth.
-constexpr int kTracked = 4;
+constexpr int kTracked = 5;
 
 struct Taken {
   size_t begin;  // the array's `[`
   size_t end;    // one past its `]`
   uint32_t record;
+  Kind kind;
   uint32_t length;
 };
 
 // Per thread, reused: the values and arrays of the body being scanned.
 thread_local std::vector<float> threadValues;
+thread_local std::vector<uint32_t> threadIndices;
 thread_local std::vector<Taken> threadTaken;
 
 inline bool isSpace(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -75,9 +87,11 @@ class Scanner {
  public:
   // The scratch arrays are held by reference: in a shared object each access to a
   // thread_local is a call (__tls_get_addr), which per number cost more than parsing it.
-  Scanner(const uint8_t* p, size_t n, int shape, std::vector<float>& values, std::vector<Taken>& taken)
-      : p_(p), n_(n), shape_(shape), values_(values), taken_(taken) {
+  Scanner(const uint8_t* p, size_t n, int shape, std::vector<float>& values, std::vector<uint32_t>& indices,
+          std::vector<Taken>& taken)
+      : p_(p), n_(n), shape_(shape), values_(values), indices_(indices), taken_(taken) {
     values_.clear();
+    indices_.clear();
     taken_.clear();
   }
 
@@ -103,9 +117,10 @@ class Scanner {
         }
         case ':': {
           i = SkipSpace(i + 1);
-          if (i < n_ && p_[i] == '[' && Wanted(depth)) {
+          Kind kind;
+          if (i < n_ && p_[i] == '[' && Wanted(depth, &kind)) {
             size_t after;
-            if (!TakeArray(i, &after)) return false;
+            if (!TakeArray(i, kind, &after)) return false;
             const size_t next = SkipSpace(after);
             if (next >= n_ || (p_[next] != ',' && p_[next] != '}')) return false;
             i = after;
@@ -122,6 +137,7 @@ class Scanner {
             f.key = Key::kOther;
             f.seen = 0;
             f.records = depth == 2 && !f.object && frames_[1].key == Key::kVectors;
+            f.sparse = depth == 4 && f.object && IsRecord(3) && frames_[3].key == Key::kSparseValues;
             f.element = 0;
           }
           i++;
@@ -129,8 +145,8 @@ class Scanner {
         }
         case '}':
         case ']': {
-          if (depth == 3 && frames_[2].records && frames_[3].object && frames_[2].element == 0 && shape_ == 1 && taken_.empty()) {
-            return false;  // the first record has no dense values: nothing to gain here
+          if (shape_ == 1 && IsRecord(depth) && frames_[2].element == 0 && taken_.empty()) {
+            return false;  // the first record had nothing to take: nothing to gain here
           }
           depth--;
           i++;
@@ -158,6 +174,7 @@ class Scanner {
     bool object;
     bool expectKey;
     bool records;  // the array of the top-level "vectors"
+    bool sparse;   // the object of a record's "sparseValues"
     Key key;       // the object's last key, while its value is read
     uint8_t seen;  // the names of Key met in this object, one bit each
     uint32_t element;
@@ -169,6 +186,8 @@ class Scanner {
     if (len == 6 && std::memcmp(s, "vector", 6) == 0) return Key::kVector;
     if (len == 7 && std::memcmp(s, "vectors", 7) == 0) return Key::kVectors;
     if (len == 6 && std::memcmp(s, "values", 6) == 0) return Key::kValues;
+    if (len == 12 && std::memcmp(s, "sparseValues", 12) == 0) return Key::kSparseValues;
+    if (len == 7 && std::memcmp(s, "indices", 7) == 0) return Key::kIndices;
     return Key::kOther;
   }
 
@@ -184,10 +203,24 @@ class Scanner {
     return true;
   }
 
-  // Whether the value after the `:` just read, at `depth`, is one to take.
-  bool Wanted(int depth) const {
-    if (shape_ == 0) return depth == 1 && frames_[1].key == Key::kVector;
-    return depth == 3 && frames_[3].object && frames_[3].key == Key::kValues && frames_[2].records;
+  // Whether the container at `depth` is a record (an object directly inside "vectors").
+  bool IsRecord(int depth) const { return depth == 3 && frames_[3].object && frames_[2].records; }
+
+  // Whether the value after the `:` just read, at `depth`, is one to take, and its kind.
+  bool Wanted(int depth, Kind* kind) const {
+    if (shape_ == 0) {
+      *kind = kDense;
+      return depth == 1 && frames_[1].key == Key::kVector;
+    }
+    if (IsRecord(depth)) {
+      *kind = kDense;
+      return frames_[3].key == Key::kValues;
+    }
+    if (depth == 4 && frames_[4].sparse) {
+      *kind = frames_[4].key == Key::kIndices ? kSparseIndices : kSparseWeights;
+      return frames_[4].key == Key::kIndices || frames_[4].key == Key::kValues;
+    }
+    return false;
   }
 
   size_t SkipSpace(size_t i) const {
@@ -195,15 +228,24 @@ class Scanner {
     return i;
   }
 
-  // The array of numbers at p_[at] == '[' into values_; *after is one past its `]`.
-  bool TakeArray(size_t at, size_t* after) {
-    const size_t first = values_.size();
+  // The array of numbers at p_[at] == '[' into values_ (or indices_, for kind
+  // kSparseIndices); *after is one past its `]`.
+  bool TakeArray(size_t at, Kind kind, size_t* after) {
+    const size_t first = kind == kSparseIndices ? indices_.size() : values_.size();
     size_t i = SkipSpace(at + 1);
     if (i < n_ && p_[i] == ']') return false;
     for (;;) {
-      float value;
-      if (!Number(&i, &value)) return false;
-      values_.push_back(value);
+      double number;
+      if (!Number(&i, &number)) return false;
+      if (kind == kSparseIndices) {
+        // Number.isInteger(x) && 0 <= x <= 0xffffffff, as vector-input.ts checks (-0 is 0).
+        if (!(number >= 0 && number <= 4294967295.0 && std::floor(number) == number)) return false;
+        indices_.push_back(static_cast<uint32_t>(number));
+      } else {
+        const float value = static_cast<float>(number);
+        if (!std::isfinite(value)) return false;
+        values_.push_back(value);
+      }
       i = SkipSpace(i);
       if (i >= n_) return false;
       if (p_[i] == ']') break;
@@ -212,13 +254,14 @@ class Scanner {
     }
     *after = i + 1;
     const uint32_t record = shape_ == 0 ? 0 : frames_[2].element;
-    taken_.push_back({at, *after, record, static_cast<uint32_t>(values_.size() - first)});
+    const size_t count = (kind == kSparseIndices ? indices_.size() : values_.size()) - first;
+    taken_.push_back({at, *after, record, kind, static_cast<uint32_t>(count)});
     return true;
   }
 
   // One JSON number at *at (RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?),
-  // as float32; false when not one, or not finite as float32.
-  bool Number(size_t* at, float* out) const {
+  // as JSON.parse reads it; false when not one, or outside a double's range.
+  bool Number(size_t* at, double* out) const {
     const size_t begin = *at;
     size_t i = begin;
     if (i < n_ && p_[i] == '-') i++;
@@ -246,9 +289,7 @@ class Scanner {
     const char* to = reinterpret_cast<const char*>(p_ + i);
     const std::from_chars_result r = std::from_chars(from, to, d);
     if (r.ec != std::errc() || r.ptr != to) return false;  // out of double's range: JavaScript decides
-    const float f = static_cast<float>(d);
-    if (!std::isfinite(f)) return false;
-    *out = f;
+    *out = d;
     *at = i;
     return true;
   }
@@ -257,9 +298,20 @@ class Scanner {
   const size_t n_;
   const int shape_;
   std::vector<float>& values_;
+  std::vector<uint32_t>& indices_;
   std::vector<Taken>& taken_;
   Frame frames_[kTracked + 1] = {};
 };
+
+// A new typed array of `length` elements of `type`; *data its elements.
+template <typename T>
+bool NewTypedArray(napi_env env, napi_typedarray_type type, size_t length, napi_value* out, T** data) {
+  napi_value buffer;
+  void* bytes;
+  if (napi_create_arraybuffer(env, length * sizeof(T), &bytes, &buffer) != napi_ok) return false;
+  *data = static_cast<T*>(bytes);
+  return napi_create_typedarray(env, type, length, buffer, 0, out) == napi_ok;
+}
 
 }  // namespace
 
@@ -277,8 +329,9 @@ napi_value JsonFloatArrays(napi_env env, napi_callback_info info) {
   const uint8_t* p = static_cast<const uint8_t*>(data);
 
   std::vector<float>& scratchValues = threadValues;
+  std::vector<uint32_t>& scratchIndices = threadIndices;
   std::vector<Taken>& scratchTaken = threadTaken;
-  Scanner scanner(p, length, static_cast<int>(shape), scratchValues, scratchTaken);
+  Scanner scanner(p, length, static_cast<int>(shape), scratchValues, scratchIndices, scratchTaken);
   napi_value undefined;
   napi_get_undefined(env, &undefined);
   if (!scanner.Run()) return undefined;
@@ -296,29 +349,31 @@ napi_value JsonFloatArrays(napi_env env, napi_callback_info info) {
   }
   rest.append(reinterpret_cast<const char*>(p + from), length - from);
 
-  napi_value out, text, valuesBuffer, values, layoutBuffer, layout;
-  void* valuesData;
-  void* layoutData;
-  const size_t count = scratchValues.size();
+  napi_value out, text, values, indices, layout;
+  float* valuesData;
+  uint32_t* indicesData;
+  uint32_t* lay;
   const size_t arrays = scratchTaken.size();
-  if (napi_create_array_with_length(env, 3, &out) != napi_ok ||
+  if (napi_create_array_with_length(env, 4, &out) != napi_ok ||
       napi_create_string_latin1(env, rest.data(), rest.size(), &text) != napi_ok ||
-      napi_create_arraybuffer(env, count * sizeof(float), &valuesData, &valuesBuffer) != napi_ok ||
-      napi_create_typedarray(env, napi_float32_array, count, valuesBuffer, 0, &values) != napi_ok ||
-      napi_create_arraybuffer(env, arrays * 2 * sizeof(uint32_t), &layoutData, &layoutBuffer) != napi_ok ||
-      napi_create_typedarray(env, napi_uint32_array, arrays * 2, layoutBuffer, 0, &layout) != napi_ok) {
+      !NewTypedArray(env, napi_float32_array, scratchValues.size(), &values, &valuesData) ||
+      !NewTypedArray(env, napi_uint32_array, scratchIndices.size(), &indices, &indicesData) ||
+      !NewTypedArray(env, napi_uint32_array, arrays * 3, &layout, &lay)) {
     return fail(env, "jsonFloatArrays: out of memory");
   }
-  if (count > 0) std::memcpy(valuesData, scratchValues.data(), count * sizeof(float));
-  uint32_t* lay = static_cast<uint32_t*>(layoutData);
+  if (!scratchValues.empty()) std::memcpy(valuesData, scratchValues.data(), scratchValues.size() * sizeof(float));
+  if (!scratchIndices.empty()) std::memcpy(indicesData, scratchIndices.data(), scratchIndices.size() * sizeof(uint32_t));
   for (size_t a = 0; a < arrays; a++) {
-    lay[2 * a] = scratchTaken[a].record;
-    lay[2 * a + 1] = scratchTaken[a].length;
+    lay[3 * a] = scratchTaken[a].record;
+    lay[3 * a + 1] = scratchTaken[a].kind;
+    lay[3 * a + 2] = scratchTaken[a].length;
   }
   napi_set_element(env, out, 0, text);
   napi_set_element(env, out, 1, values);
-  napi_set_element(env, out, 2, layout);
+  napi_set_element(env, out, 2, indices);
+  napi_set_element(env, out, 3, layout);
   // A 2 MB upsert's scratch would otherwise stay with the thread.
   if (scratchValues.capacity() > (1u << 20)) std::vector<float>().swap(scratchValues);
+  if (scratchIndices.capacity() > (1u << 20)) std::vector<uint32_t>().swap(scratchIndices);
   return out;
 }

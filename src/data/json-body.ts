@@ -21,8 +21,8 @@ export function joinChunks(chunks: readonly Uint8Array[]): Uint8Array {
 }
 
 /**
- * Where a body's dense vectors are, for `vectors`: a query's `vector`, or each upsert
- * record's `values`.
+ * Where a body's vectors are, for `vectors`: a query's `vector`, or each upsert record's
+ * `values` and `sparseValues`.
  */
 export type DenseVectorsAt = 'query' | 'upsert';
 
@@ -37,10 +37,10 @@ export type DenseVectorsAt = 'query' | 'upsert';
  *   looking for a "__proto__" or "constructor" key, spelled out or with \u escapes. Text
  *   with no backslash and neither word cannot hold such a key, so plain JSON.parse gives
  *   exactly its answer. Anything else takes secure-json-parse's own path.
- * - on that path, with `vectors` given, the dense vectors are parsed natively straight
- *   to float32 (native/json-floats.cc, which says why the answer is the same): they
- *   arrive as Float32Arrays, which vector-input.ts's denseValues() takes as they are,
- *   instead of arrays of numbers. JSON.parse's numbers were most of the parse: 8 KB of a
+ * - on that path, with `vectors` given, the vectors are parsed natively straight to
+ *   float32 (native/json-floats.cc, which says why the answer is the same): they arrive
+ *   as Float32Arrays (a sparse vector's indices as a Uint32Array), which vector-input.ts
+ *   takes as it takes arrays of numbers. JSON.parse's numbers were most of the parse: 8 KB of a
  *   384-d query body took ~55 µs, an upsert of 2 MB ~150 ms. Without the addon, or for a
  *   body the native scan does not take, the body parses as before.
  */
@@ -57,24 +57,34 @@ export function parseJsonBody(bytes: Uint8Array, vectors?: DenseVectorsAt): unkn
   }
 }
 
+/** The layout's kinds (native/json-floats.cc). */
+const DENSE = 0;
+const SPARSE_VALUES = 1;
+
 /**
  * The body from jsonFloatArrays()'s answer: its rest parsed, each `0` put there in place
  * of an array replaced by that array. The native scan took each array only from a
- * top-level object (query) or from an object inside its `vectors` array (upsert), so
- * those are objects here. Each upsert record gets a copy of its own: a view would keep
- * the whole body's values alive with the record, and postMessage would copy them all.
+ * top-level object (query), an object inside its `vectors` array (upsert) or the object
+ * of such a record's `sparseValues`, so those are objects here. Each upsert record gets
+ * copies of its own: a view would keep the whole body's values alive with the record,
+ * and postMessage would copy them all.
  */
-function withVectors([rest, values, layout]: [string, Float32Array, Uint32Array], query: boolean): unknown {
-  const body = JSON.parse(rest) as { vector?: unknown; vectors: { values?: unknown }[] };
+function withVectors([rest, values, indices, layout]: [string, Float32Array, Uint32Array, Uint32Array], query: boolean): unknown {
+  type Sparse = { values?: unknown; indices?: unknown };
+  const body = JSON.parse(rest) as { vector?: unknown; vectors: ({ values?: unknown; sparseValues: Sparse })[] };
   if (query) {
     body.vector = values;
     return body;
   }
-  let at = 0;
-  for (let a = 0; a < layout.length; a += 2) {
-    const length = layout[a + 1];
-    body.vectors[layout[a]].values = values.slice(at, at + length);
-    at += length;
+  let atValue = 0;
+  let atIndex = 0;
+  for (let a = 0; a < layout.length; a += 3) {
+    const record = body.vectors[layout[a]];
+    const kind = layout[a + 1];
+    const length = layout[a + 2];
+    if (kind === DENSE) record.values = values.slice(atValue, (atValue += length));
+    else if (kind === SPARSE_VALUES) record.sparseValues.values = values.slice(atValue, (atValue += length));
+    else record.sparseValues.indices = indices.slice(atIndex, (atIndex += length));
   }
   return body;
 }

@@ -135,8 +135,14 @@ export function sparseValues(v: unknown, field: string): SparseValues | undefine
   if (v === undefined || v === null) return undefined;
   const obj = requireObject(v, field);
   const { indices, values } = obj;
-  if (!Array.isArray(indices)) throw invalid(`${field}.indices must be an array of integers, got ${typeName(indices)}`);
-  if (!Array.isArray(values)) throw invalid(`${field}.values must be an array of numbers, got ${typeName(values)}`);
+  // Typed arrays come from the native body parse (json-body.ts), which took only entries
+  // that pass the checks below; they are checked the same way all the same.
+  if (!Array.isArray(indices) && !(indices instanceof Uint32Array)) {
+    throw invalid(`${field}.indices must be an array of integers, got ${typeName(indices)}`);
+  }
+  if (!Array.isArray(values) && !(values instanceof Float32Array)) {
+    throw invalid(`${field}.values must be an array of numbers, got ${typeName(values)}`);
+  }
   if (indices.length !== values.length) {
     throw invalid(`${field}.indices and ${field}.values must have the same length, got ${indices.length} and ${values.length}`);
   }

@@ -35,12 +35,13 @@ export interface NativeAddon {
    */
   float32Json(values: Float32Array): string;
   /**
-   * A request body's dense vectors parsed to float32 (native/json-floats.cc; used by
-   * data/json-body.ts): shape 0 a query's `vector`, 1 an upsert's `vectors[i].values`.
-   * The body's text with each array replaced by `0`, the arrays' values back to back,
-   * and per array [record index, length]; undefined when the body is not one it handles.
+   * A request body's vectors parsed to float32 (native/json-floats.cc; used by
+   * data/json-body.ts): shape 0 a query's `vector`, 1 each upsert record's `values` and
+   * `sparseValues`. The body's text with each array replaced by `0`, the float32 and the
+   * index arrays' values back to back, and per array [record index, kind, length];
+   * undefined when the body is not one it handles.
    */
-  jsonFloatArrays(bytes: Uint8Array, shape: 0 | 1): [rest: string, values: Float32Array, layout: Uint32Array] | undefined;
+  jsonFloatArrays(bytes: Uint8Array, shape: 0 | 1): [rest: string, values: Float32Array, indices: Uint32Array, layout: Uint32Array] | undefined;
   /** What this CPU can run (graph/hnsw-binding.ts); all false off x86-64. */
   cpuFeatures(): { avx2: boolean; fma: boolean };
   /**

@@ -68,51 +68,53 @@ describe('parseJsonBody', () => {
   });
 });
 
-// The dense vectors of query and upsert bodies are parsed natively (native/json-floats.cc)
-// when the addon is loaded, as the server always has it: each must come out as the
-// Float32Array that the JSON.parse path's numbers become (vector-input.ts denseValues()
-// stores each double in a Float32Array), bit for bit, with the rest of the body as
-// JSON.parse gives it.
-describe('parseJsonBody with dense vectors', () => {
+// The vectors of query and upsert bodies are parsed natively (native/json-floats.cc) when
+// the addon is loaded, as the server always has it: each must come out as the typed array
+// that the JSON.parse path's numbers become (vector-input.ts stores each double in a
+// Float32Array, a sparse index in a Uint32Array), bit for bit, with the rest of the body
+// as JSON.parse gives it.
+describe('parseJsonBody with vectors', () => {
   type Body = Record<string, unknown> & { vector?: unknown; vectors?: Record<string, unknown>[] };
-  const bits = (v: unknown): number[] => {
-    assert.ok(v instanceof Float32Array, `expected a Float32Array, got ${Object.prototype.toString.call(v)}`);
-    return Array.from(new Uint32Array(v.buffer, v.byteOffset, v.length));
+  /** Typed arrays as their type and bits (deepEqual would compare -0 and 0 as numbers). */
+  const bitsOf = (v: unknown): unknown => {
+    if (v instanceof Float32Array || v instanceof Uint32Array) {
+      return { [v.constructor.name]: Array.from(new Uint32Array(v.buffer, v.byteOffset, v.length)) };
+    }
+    if (Array.isArray(v)) return v.map(bitsOf);
+    if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, bitsOf(x)]));
+    return v;
   };
-  /** The JSON.parse path's answer with the taken arrays converted as denseValues() converts them. */
-  const expected = (text: string, at: 'query' | 'upsert'): { body: Body; arrays: number[][] } => {
+  /** The JSON.parse path's answer with the vectors converted as vector-input.ts converts them. */
+  const expected = (text: string, at: 'query' | 'upsert'): unknown => {
     const body = parseJsonBody(bytes(text)) as Body;
-    const arrays: number[][] = [];
-    const convert = (v: unknown): number[] => bits(Float32Array.from(v as number[]));
     if (at === 'query') {
-      arrays.push(convert(body.vector));
-      delete body.vector;
-    } else {
-      for (const r of body.vectors ?? []) {
-        if (Array.isArray(r.values)) {
-          arrays.push(convert(r.values));
-          delete r.values;
-        }
-      }
+      body.vector = Float32Array.from(body.vector as number[]);
+      return bitsOf(body);
     }
-    return { body, arrays };
+    for (const r of body.vectors ?? []) {
+      if (Array.isArray(r.values)) r.values = Float32Array.from(r.values as number[]);
+      const sparse = r.sparseValues as { indices: number[]; values: number[] } | undefined;
+      if (sparse) r.sparseValues = { indices: Uint32Array.from(sparse.indices), values: Float32Array.from(sparse.values) };
+    }
+    return bitsOf(body);
   };
-  const taken = (text: string, at: 'query' | 'upsert'): { body: Body; arrays: number[][] } => {
+  /** The native path's answer; checks that it was taken, and that each record owns its arrays. */
+  const taken = (text: string, at: 'query' | 'upsert'): unknown => {
     const body = parseJsonBody(bytes(text), at) as Body;
-    const arrays: number[][] = [];
-    if (at === 'query') {
-      arrays.push(bits(body.vector));
-      delete body.vector;
-    } else {
-      for (const r of body.vectors ?? []) {
-        if (r.values !== undefined) {
-          arrays.push(bits(r.values));
-          assert.equal((r.values as Float32Array).buffer.byteLength, (r.values as Float32Array).byteLength, 'each record owns its values');
-          delete r.values;
-        }
+    const owned = (v: unknown): void => {
+      assert.ok(v instanceof Float32Array || v instanceof Uint32Array, `expected a typed array, got ${Object.prototype.toString.call(v)}`);
+      assert.equal(v.buffer.byteLength, v.byteLength, 'each array owns its buffer');
+    };
+    if (at === 'query') owned(body.vector);
+    for (const r of body.vectors ?? []) {
+      if (r.values !== undefined) owned(r.values);
+      const sparse = r.sparseValues as { indices: unknown; values: unknown } | undefined;
+      if (sparse) {
+        owned(sparse.indices);
+        owned(sparse.values);
       }
     }
-    return { body, arrays };
+    return bitsOf(body);
   };
   // Number texts a client may send: 17 significant digits (JSON.stringify of doubles),
   // shortest float32 text, exponents in every spelling, signed zeros, float32 subnormals,
@@ -146,30 +148,29 @@ describe('parseJsonBody with dense vectors', () => {
   it('a query body: the vector bit for bit, the rest as JSON.parse gives it, key order kept', () => {
     const texts = numberTexts();
     const text = `{"topK":10,"vector":[${texts.join(',')}],"filter":{"genre":{"$in":["a","b"]}},"includeMetadata":true}`;
-    const got = taken(text, 'query');
-    const want = expected(text, 'query');
-    assert.deepEqual(got.arrays, want.arrays);
-    assert.deepEqual(got.body, want.body);
+    assert.deepEqual(taken(text, 'query'), expected(text, 'query'));
     assert.deepEqual(Object.keys(parseJsonBody(bytes(text), 'query') as object), ['topK', 'vector', 'filter', 'includeMetadata']);
     // Whitespace wherever JSON allows it.
     const spaced = ` {\n\t"vector" :\r [ ${texts.slice(0, 50).join(' ,\n ')} ] ,"topK":3 } `;
     assert.deepEqual(taken(spaced, 'query'), expected(spaced, 'query'));
   });
 
-  it('an upsert body: each record its own values, records without values and metadata named "values" untouched', () => {
+  it('an upsert body: each record its own values and sparse values; metadata named "values" untouched', () => {
     const texts = numberTexts();
+    const indexTexts = ['0', '-0', '1.0', '1e2', '4294967295', '42.000', '7E0', '65536'];
     const records = [
-      `{"id":"a","values":[${texts.slice(0, 400).join(',')}],"metadata":{"values":[1,2],"vector":[3]}}`,
+      `{"id":"a","values":[${texts.slice(0, 400).join(',')}],"metadata":{"values":[1,2],"vector":[3],"indices":[4]}}`,
       `{"id":"b","sparseValues":{"indices":[1,5],"values":[0.5,0.25]}}`,
-      `{"values":[${texts.slice(400).join(',')}],"id":"c","sparseValues":{"indices":[2],"values":[-1]}}`,
+      `{"values":[${texts.slice(400, 900).join(',')}],"id":"c","sparseValues":{"values":[${texts.slice(900, 908).join(',')}],"indices":[${indexTexts.join(',')}]}}`,
       `{"id":"d","values":[1,2,3]}`,
+      `{"id":"e","sparse_values":{"indices":[3],"values":[1.5]}}`,
     ];
     const text = `{"namespace":"ns","vectors":[${records.join(',')}]}`;
-    const got = taken(text, 'upsert');
-    const want = expected(text, 'upsert');
-    assert.equal(got.arrays.length, 3);
-    assert.deepEqual(got.arrays, want.arrays);
-    assert.deepEqual(got.body, want.body);
+    const got = taken(text, 'upsert') as { vectors: Record<string, unknown>[] };
+    assert.deepEqual(got, expected(text, 'upsert'));
+    // The snake_case spelling is left to JavaScript (arrays), and so is metadata.
+    assert.deepEqual(got.vectors[4].sparse_values, { indices: [3], values: [1.5] });
+    assert.deepEqual((got.vectors[0].metadata as Record<string, unknown>).values, [1, 2]);
   });
 
   it('bodies the native scan does not take parse exactly as before', () => {
@@ -182,7 +183,15 @@ describe('parseJsonBody with dense vectors', () => {
       ['{"vector":[1,2],"vector":[3]}', 'query'], // JSON.parse keeps the last
       ['{"id":"x","topK":1}', 'query'],
       ['[[1,2]]', 'query'],
-      ['{"vectors":[{"id":"s","sparseValues":{"indices":[1],"values":[2]}},{"id":"d","values":[1]}]}', 'upsert'],
+      ['{"vectors":[{"id":"m","metadata":{"a":1}},{"id":"d","values":[1]}]}', 'upsert'], // the first record had nothing to take
+      ['{"vectors":[{"id":"s","sparse_values":{"indices":[1],"values":[2]}}]}', 'upsert'],
+      ['{"vectors":[{"id":"s","sparseValues":{"indices":[1.5],"values":[2]}}]}', 'upsert'],
+      ['{"vectors":[{"id":"s","sparseValues":{"indices":[-1],"values":[2]}}]}', 'upsert'],
+      ['{"vectors":[{"id":"s","sparseValues":{"indices":[4294967296],"values":[2]}}]}', 'upsert'],
+      ['{"vectors":[{"id":"s","sparseValues":{"indices":["1"],"values":[2]}}]}', 'upsert'],
+      ['{"vectors":[{"id":"s","sparseValues":{"indices":[1],"values":[2],"indices":[3]}}]}', 'upsert'],
+      ['{"vectors":[{"id":"s","sparseValues":{"indices":[1],"values":[1e39]}}]}', 'upsert'],
+      ['{"vectors":[{"id":"s","values":[1],"sparseValues":{"indices":[],"values":[]}}]}', 'upsert'],
       ['{"vectors":[{"id":"a","values":[1],"values":[2]}]}', 'upsert'],
       ['{"vectors":{"x":{"values":[1]}}}', 'upsert'],
       ['{"vectors":[[{"values":[1]}]]}', 'upsert'],
