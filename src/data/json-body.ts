@@ -24,7 +24,7 @@ export function joinChunks(chunks: readonly Uint8Array[]): Uint8Array {
  * Where a body's vectors are, for `vectors`: a query's `vector`, or each upsert record's
  * `values` and `sparseValues`.
  */
-export type DenseVectorsAt = 'query' | 'upsert';
+export type VectorsAt = 'query' | 'upsert';
 
 /**
  * A data-plane body: the bytes the client sent; throws the 400 the HTTP thread would.
@@ -40,11 +40,11 @@ export type DenseVectorsAt = 'query' | 'upsert';
  * - on that path, with `vectors` given, the vectors are parsed natively straight to
  *   float32 (native/json-floats.cc, which says why the answer is the same): they arrive
  *   as Float32Arrays (a sparse vector's indices as a Uint32Array), which vector-input.ts
- *   takes as it takes arrays of numbers. JSON.parse's numbers were most of the parse: 8 KB of a
- *   384-d query body took ~55 µs, an upsert of 2 MB ~150 ms. Without the addon, or for a
- *   body the native scan does not take, the body parses as before.
+ *   takes as it takes arrays of numbers. JSON.parse's numbers were most of the parse:
+ *   8 KB of a 384-d query body took ~55 µs, an upsert of 2 MB ~150 ms. Without the addon,
+ *   or for a body the native scan does not take, the body parses as before.
  */
-export function parseJsonBody(bytes: Uint8Array, vectors?: DenseVectorsAt): unknown {
+export function parseJsonBody(bytes: Uint8Array, vectors?: VectorsAt): unknown {
   if (bytes.byteLength === 0) return {};
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const plain = isAscii(buf) && buf.indexOf(BACKSLASH) === -1 && buf.indexOf('__proto__') === -1 && buf.indexOf('constructor') === -1;
