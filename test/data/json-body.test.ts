@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import secureJson from 'secure-json-parse';
 import { INVALID_JSON_BODY, parseJsonBody } from '../../src/data/json-body.js';
 import { ApiError } from '../../src/errors.js';
+import { nativeAddon } from '../../src/engine/native-addon.js';
 import { prng } from '../helpers/prng.js';
 
 const bytes = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'utf8'));
@@ -202,6 +203,14 @@ describe('parseJsonBody with vectors', () => {
       assert.deepEqual(parseJsonBody(bytes(text), at), reference(text), text);
     }
     assert.ok(Array.isArray((parseJsonBody(bytes('{"vector":[1e39,2]}'), 'query') as Body).vector));
+  });
+
+  it('the native scan itself declines escapes and UTF-8 anywhere, inside strings too', () => {
+    assert.ok(nativeAddon, 'the native addon is built with the server');
+    const scan = (text: string) => nativeAddon!.jsonFloatArrays(bytes(text), 0);
+    assert.equal(scan('{"a":"x\\"","vector":[1]}'), undefined); // an escaped quote would end the string early
+    assert.equal(scan('{"a":"é","vector":[1]}'), undefined);
+    assert.equal(scan('{"a":"x","vector":[1]}')?.[0], '{"a":"x","vector":0}');
   });
 
   it('invalid JSON around or inside a vector is refused as before', () => {
