@@ -213,6 +213,65 @@ describe('parseJsonBody with vectors', () => {
     assert.equal(scan('{"a":"x","vector":[1]}')?.[0], '{"a":"x","vector":0}');
   });
 
+  it('3,000 mutated bodies: the same answer or the same refusal with and without the native scan', () => {
+    // Arrays where the native scan may take vectors, as vector-input.ts would store them
+    // (typed arrays, and number arrays that it could have taken, as their bits); others as they are.
+    const f32Ok = (v: unknown[]): boolean => v.every((x) => typeof x === 'number' && Number.isFinite(Math.fround(x)));
+    const u32Ok = (v: unknown[]): boolean => v.every((x) => typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 0xffffffff);
+    const asF32 = (v: unknown): unknown => (v instanceof Float32Array ? v : Array.isArray(v) && v.length > 0 && f32Ok(v) ? Float32Array.from(v as number[]) : v);
+    const asU32 = (v: unknown): unknown => (v instanceof Uint32Array ? v : Array.isArray(v) && v.length > 0 && u32Ok(v) ? Uint32Array.from(v as number[]) : v);
+    const normal = (body: unknown): unknown => {
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) return bitsOf(body);
+      const b = { ...(body as Body) };
+      if ('vector' in b) b.vector = asF32(b.vector);
+      if (Array.isArray(b.vectors)) {
+        b.vectors = b.vectors.map((r) => {
+          if (typeof r !== 'object' || r === null || Array.isArray(r)) return r;
+          const out = { ...r };
+          if ('values' in out) out.values = asF32(out.values);
+          const sv = out.sparseValues;
+          if (typeof sv === 'object' && sv !== null && !Array.isArray(sv)) {
+            const o = { ...(sv as Record<string, unknown>) };
+            if ('values' in o) o.values = asF32(o.values);
+            if ('indices' in o) o.indices = asU32(o.indices);
+            out.sparseValues = o;
+          }
+          return out;
+        });
+      }
+      return bitsOf(b);
+    };
+    const outcome = (text: string, at?: 'query' | 'upsert'): unknown => {
+      try {
+        return { ok: normal(parseJsonBody(bytes(text), at)) };
+      } catch (err) {
+        return { refused: err instanceof ApiError ? err.message : String(err) };
+      }
+    };
+    const seeds = [
+      '{"topK":3,"vector":[0.5,-1.25e-3,7,0],"filter":{"a":{"$in":["x","y"]}}}',
+      '{"namespace":"n","vectors":[{"id":"a","values":[1,2.5,-0],"metadata":{"k":"v"}},{"id":"b","values":[3e-2,4,5],"sparseValues":{"indices":[1,7],"values":[0.5,2]}}]}',
+    ];
+    const alphabet = '[]{},:"0123456789.-+eE tfnul\\vsaci';
+    const rand = prng(4242);
+    const pick = (n: number): number => Math.floor(rand() * n);
+    let taken = 0;
+    for (let i = 0; i < 3000; i++) {
+      let text = seeds[i % 2];
+      for (let m = 1 + pick(3); m > 0; m--) {
+        const at = pick(text.length + 1);
+        const op = pick(3);
+        if (op === 0) text = text.slice(0, at) + text.slice(at + 1);
+        else if (op === 1) text = text.slice(0, at) + alphabet[pick(alphabet.length)] + text.slice(at);
+        else text = text.slice(0, at) + text.slice(pick(text.length), pick(text.length)) + text.slice(at);
+      }
+      const at = i % 2 === 0 ? 'query' : 'upsert';
+      if (nativeAddon?.jsonFloatArrays(bytes(text), at === 'query' ? 0 : 1)) taken++;
+      assert.deepEqual(outcome(text, at), outcome(text), text);
+    }
+    assert.ok(taken > 300, `the native scan took only ${taken} of the mutated bodies`);
+  });
+
   it('invalid JSON around or inside a vector is refused as before', () => {
     for (const text of [
       '{"vector":[1,2]',
