@@ -1,10 +1,11 @@
-// The dense vectors of a request body, parsed without a JavaScript number each.
+// The vectors of a request body, parsed without a JavaScript number each.
 //
 // JSON.parse spends most of a query's or an upsert's parse on its numbers (a 384-d query
 // body of 8 KB: ~55 µs; an upsert of 2 MB: ~150 ms), and the numbers are then converted
-// to float32 anyway. This finds the dense vector arrays of a body, parses them straight to
-// float32 here, and hands back the body's text with each such array replaced by `0`, for
-// JSON.parse to do the rest; the caller then puts the arrays in place of the zeros.
+// to float32 (sparse indices to uint32) anyway. This finds the vector arrays of a body,
+// parses them straight to typed arrays here, and hands back the body's text with each
+// such array replaced by `0`, for JSON.parse to do the rest; the caller then puts the
+// arrays in place of the zeros.
 //
 // jsonFloatArrays(bytes, shape) where shape is
 //   0 (query)   the value of the top-level object's key "vector";
@@ -37,11 +38,11 @@
 //
 // Why the answer is JSON.parse's: each number is checked against JSON's grammar, then
 // read by std::from_chars, which rounds correctly to the nearest double as JSON.parse
-// does, then rounded to float32, as a Float32Array store of that double does (an index:
-// stored as it is, being an integer within uint32). An array is
-// taken only where it is a whole value (after `key :`, followed by `,` or `}`), so putting
-// `0` in its place keeps every other token as it was: the rest is valid JSON exactly when
-// the body is, and JSON.parse of it builds the same objects but for those values.
+// does, then rounded to float32, as a Float32Array store of that double does (an index
+// is stored as it is, being an integer within uint32). An array is taken only where it is
+// a whole value (after `key :`, followed by `,` or `}`), so putting `0` in its place keeps
+// every other token as it was: the rest is valid JSON exactly when the body is, and
+// JSON.parse of it builds the same objects but for those values.
 //
 // Thread rule: any thread; keeps nothing between calls but this thread's scratch arrays.
 #include "json-floats.h"
