@@ -5,7 +5,7 @@ import type { IndexRow } from '../../catalog/indexes.js';
 import type { VectorService } from '../../data/vector-service.js';
 import { invalid, notFound, unavailable } from '../../errors.js';
 import { BODY_LIMIT_BYTES, UPSERT_MAX_BYTES } from '../../limits.js';
-import { bodyChunksParser, isBodyChunks } from '../body-chunks.js';
+import { bodyChunksParser, isBodyChunks, type BodyChunks } from '../body-chunks.js';
 import { joinChunks, parseJsonBody } from '../../data/json-body.js';
 import { float32ToShortest } from '../../engine/float32.js';
 import type { ServerContext } from '../context.js';
@@ -38,6 +38,34 @@ const USAGE = { readUnits: 1 };
 type Params = { indexHost: string; namespace?: string };
 
 const PREFIX = '/svc/:indexHost';
+
+/**
+ * Replaces the JSON parser of an encapsulated context (one route's) with one that reads
+ * the body as the chunks the socket delivered (body-chunks.ts: Fastify's limits and
+ * errors), records its size in `bodyBytes` and makes the route's body with `convert`,
+ * whose throw is the request's error.
+ */
+function readChunkedJson(context: FastifyInstance, convert: (body: BodyChunks) => unknown): void {
+  context.removeContentTypeParser('application/json');
+  const chunked = bodyChunksParser(BODY_LIMIT_BYTES);
+  context.addContentTypeParser('application/json', (request, payload, done) =>
+    chunked(request, payload, (err, body) => {
+      if (!body) {
+        done(err);
+        return;
+      }
+      request.bodyBytes = body.bytes;
+      let converted: unknown;
+      try {
+        converted = convert(body);
+      } catch (convertErr) {
+        done(convertErr as Error);
+        return;
+      }
+      done(null, converted);
+    }),
+  );
+}
 
 export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vectors: VectorService): void {
   const cap = ctx.config.responseCapBytes;
@@ -93,14 +121,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
       // which parses and validates them with the same rules (json-body.ts,
       // vector-input.ts). Only this route's parser is replaced (an encapsulated context).
       void plane.register(async (raw) => {
-        raw.removeContentTypeParser('application/json');
-        const chunked = bodyChunksParser(BODY_LIMIT_BYTES);
-        raw.addContentTypeParser('application/json', (request, payload, done) =>
-          chunked(request, payload, (err, body) => {
-            if (body) request.bodyBytes = body.bytes;
-            done(err, body);
-          }),
-        );
+        readChunkedJson(raw, (body) => body);
         raw.post('/vectors/upsert', documentedOnly({ body: doc.upsertBody }, { grows: 'an upsert' }), async (request, reply) => {
           if (request.bodyBytes > UPSERT_MAX_BYTES) {
             throw invalid(
@@ -181,25 +202,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
       // copies every body into a new buffer, and a 32 KB copy per 1536-d query kept V8's
       // collector busy on external memory.
       void plane.register(async (queries) => {
-        queries.removeContentTypeParser('application/json');
-        const chunked = bodyChunksParser(BODY_LIMIT_BYTES);
-        queries.addContentTypeParser('application/json', (request, payload, done) =>
-          chunked(request, payload, (err, body) => {
-            if (!body) {
-              done(err);
-              return;
-            }
-            request.bodyBytes = body.bytes;
-            let parsed: unknown;
-            try {
-              parsed = parseJsonBody(joinChunks(body.chunks), 'query');
-            } catch (parseErr) {
-              done(parseErr as Error);
-              return;
-            }
-            done(null, parsed);
-          }),
-        );
+        readChunkedJson(queries, (body) => parseJsonBody(joinChunks(body.chunks), 'query'));
         queries.post('/query', documentedOnly({ body: doc.queryBody }), async (request, reply) => {
           // The seq the engine held when it answered: the query saw exactly the writes up to it.
           const { namespace, matches, lsn } = await vectors.query(indexOf(request), request.body);
