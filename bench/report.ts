@@ -80,6 +80,18 @@ function warmUpText(r: BenchResult): string {
   return `${sparse.length} unmeasured passes over their own queries (each pass's p50: sparse-only ${p50s(sparse)}; hybrid ${p50s(hybrid)})`;
 }
 
+/** How the dense phases were warmed up, with each unmeasured round's figures when recorded. */
+function denseWarmUpText(r: BenchResult): string {
+  const rounds = r.query.unfilteredWarmUp;
+  if (!rounds) return 'the unfiltered ones follow the queries run while indexing (count below) and 20 unmeasured ones, the filtered ones follow the unfiltered ones on the same index';
+  const each = rounds.map((w) => `${int(w.c8Qps)} QPS at c=8, p50 ${ms(w.c1P50Ms)} at c=1`).join('; ');
+  return (
+    `the unfiltered ones follow the queries run while indexing (count below) and ${rounds.length} unmeasured rounds of a pass at ` +
+    `concurrency 8 and one at 1 over the same queries (each round: ${each}; a server's first concurrent queries run ` +
+    `while the JIT still optimises Node's HTTP paths), and each filter level follows one unmeasured pass at concurrency 8 over its own queries`
+  );
+}
+
 function queryTable(r: BenchResult): Table {
   const rows = [queryRow('no filter', r.query.unfiltered.c1), queryRow('no filter', r.query.unfiltered.c8)];
   for (const fr of r.query.filtered) {
@@ -385,8 +397,7 @@ references run in the harness process with no HTTP at all, on one thread. The ba
 \`*\` after the query count: the phase stopped at its time bound (${r.size} phases are bounded)
 before running every query. "short": answers with fewer than min(topK, matching records)
 matches. "filter violations": matches whose metadata does not satisfy the filter. Every
-phase runs warm: the unfiltered ones follow the queries run while indexing (count below) and
-20 unmeasured ones, the filtered ones follow the unfiltered ones on the same index, and the
+phase runs warm: ${denseWarmUpText(r)}, and the
 sparse-only and hybrid ones each follow ${warmUpText(r)}.
 
 ${markdown(queryTable(r))}
