@@ -41,7 +41,7 @@ const SETTLE_MS = QUIET_MS + 3000;
 /** Unmeasured passes over the sparse-only and hybrid queries before they are measured (warmUp()). */
 const WARM_UP_PASSES = 5;
 /** Unmeasured rounds (a pass at concurrency 8, then one at 1) before the unfiltered dense phases (denseWarmUp()). */
-const DENSE_WARM_UP_ROUNDS = 3;
+const DENSE_WARM_UP_ROUNDS = 5;
 const UPSERT_MAX_BYTES = 2_000_000;
 const UPSERT_MAX_VECTORS = 1000;
 
@@ -435,15 +435,17 @@ async function warmUp(client: Client, host: string, bodies: readonly string[], m
 /**
  * Unmeasured rounds over the unfiltered dense queries, each a pass at concurrency 8 and one
  * at 1, before those phases are measured. The queries run while indexing are all at
- * concurrency 1, and the server's first passes at 8 were its first concurrent queries: in
- * a run with per-thread CPU read around each pass (100k × 384, same server, passes of
- * 1,000), the first c8 pass gave 1,595 QPS and the third 1,756, and at 20k × 128 1,380
- * then 2,267 and 2,355, while the server's HTTP thread went from 401 to 234 µs of CPU per
- * query and V8's helper threads from ~200 to ~50 µs (JIT tier-up: the first pass logged
- * 89 optimisations and 28 deoptimisations of Node's HTTP and stream internals under
- * --trace-opt, the third 5). A server under steady traffic runs warm, as hnswlib's
- * reference, native code, does after its 20 warm-up queries. Returns each round's c8 QPS
- * and c1 p50 (the report shows them).
+ * concurrency 1 (and search the tail exactly), and a freshly started server takes thousands
+ * of queries to reach its steady speed. Measured here (100k × 384, passes of 1,000
+ * alternating c1 and c8 from a fresh index right after indexing, per-thread CPU read around
+ * each pass): c8 gave 1,085, 1,571, 1,816, 2,114 and 2,794 QPS in its first five passes and
+ * 2,145–2,859 after; the server's HTTP thread went from 446 to 194–242 µs of CPU per query,
+ * the engine worker from 470 to 316–362 µs, and V8's helper threads from ~280 to ~20 µs.
+ * Part of it is JIT tier-up (--trace-opt: 89 optimisations and 28 deoptimisations of Node's
+ * HTTP and stream internals in a first pass, 5 in a third; an earlier tier-up
+ * (--interrupt-budget) quietened the helpers from the second pass but left the ramp).
+ * A server under steady traffic runs warm, as hnswlib's reference, native code, does after
+ * its 20 warm-up queries. Returns each round's c8 QPS and c1 p50 (the report shows them).
  */
 async function denseWarmUp(client: Client, host: string, bodies: readonly string[], maxMs: number, evaluate: (q: number, matches: Match[]) => Evaluation): Promise<DenseWarmUpRound[]> {
   const rounds: DenseWarmUpRound[] = [];
