@@ -40,6 +40,21 @@ async function until(what: string, check: () => Promise<boolean>): Promise<void>
   assert.fail(`timed out waiting for ${what}`);
 }
 
+/**
+ * Runs a step; when it fails, fails with what the page showed instead of only the locator's
+ * timeout (the "more like this" test timed out twice in a dozen full-suite runs waiting for
+ * a Browse id button, never reproduced alone, so its next failure must say more).
+ */
+async function explained(page: Page, browser: Browser, step: string, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (err) {
+    const text = await page.locator('main').innerText().catch((e: unknown) => `(no page text: ${String(e)})`);
+    await browser.screenshot(`failed-${step.replace(/[^a-z0-9]+/gi, '-')}`).catch(() => undefined);
+    assert.fail(`${step}: ${err instanceof Error ? err.message : String(err)}\nurl ${page.url()}\npage text:\n${text.slice(0, 2000)}`);
+  }
+}
+
 describe('web console in Chromium', () => {
   let server: TestServer;
   let browser: Browser;
@@ -208,9 +223,11 @@ describe('web console in Chromium', () => {
 
   test('"more like this" from a record queries with its vector and leaves it out', async () => {
     await page.getByRole('link', { name: 'Browse' }).click();
-    await page.getByLabel('Namespace').selectOption('films');
-    await page.getByRole('button', { name: 'm-10' }).click();
-    await page.getByRole('link', { name: 'More like this' }).click();
+    await explained(page, browser, 'open m-10 in Browse', async () => {
+      await page.getByLabel('Namespace').selectOption('films');
+      await page.getByRole('button', { name: 'm-10' }).click();
+      await page.getByRole('link', { name: 'More like this' }).click();
+    });
     assert.equal(await page.getByRole('radio', { name: 'More like this record' }).isChecked(), true);
     assert.equal(await page.getByLabel('Record id').inputValue(), 'm-10');
     await page.getByRole('button', { name: 'Run query' }).click();
