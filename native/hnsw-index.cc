@@ -21,9 +21,10 @@
 // is left as it is).
 //
 // Thread rule: an HnswIndex belongs to the JavaScript thread that created it, and every
-// method but saveInBackground is synchronous. addPoints may fan out over extra native
-// threads, but it joins them before it returns, so no search ever runs beside an insert
-// (hnswlib's search takes no locks). load(path, true) reads the file on a native thread
+// method but saveInBackground is synchronous. addPoints and searchMany may share their
+// work with extra native threads, but every one of them is done before they return, so no
+// search ever runs beside an insert (hnswlib's search takes no locks; searches beside each
+// other are safe: they only read, and take their visited lists from a locked pool). load(path, true) reads the file on a native thread
 // that touches nothing but its own result; every method joins it first.
 // saveInBackground(path) writes the graph on a libuv pool thread; that thread only READS
 // the graph, so searches (and capacity/count, which read) go on beside it, while every
@@ -42,6 +43,7 @@
 #include <vector>
 
 #include "arg-checks.h"
+#include "helper-pool.h"
 #include "huge-pages.h"
 
 // hnswlib allocates its node arrays with malloc and grows them with realloc; the macros
@@ -617,6 +619,103 @@ napi_value Search(napi_env env, napi_callback_info info) {
   });
 }
 
+// searchMany(queries: Float32Array (count × dim), count, k, ef, allowed: Array of
+// Uint32Array | null (one per query), allowedBits: Uint32Array (one per query), threads):
+// search() for each query, the queries shared over up to `threads` threads (this one and
+// helpers of the shared HelperPool, all done before it returns, as addPoints's threads
+// are), as an Array of Uint32Arrays in query order. hnswlib's searches only read the graph and take their visited lists from a
+// locked pool, so they may run side by side; no call that changes the graph can run
+// meanwhile, since the owner thread is inside this one. ef is hnswlib's member: every
+// query of the call walks with max(ef, k), set once before the threads start.
+napi_value SearchMany(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  size_t argc;
+  HnswIndex* h = Self(env, info, 7, argv, &argc, true, kReads);
+  if (!h) return nullptr;
+  const char* usage = "searchMany(queries: Float32Array, count, k, ef, allowed: (Uint32Array | null)[], allowedBits: Uint32Array, threads)";
+  void* qdata;
+  void* bdata;
+  size_t qlen, count, k, ef, blen, threads;
+  bool isArray = false;
+  if (argc != 7 || !typedArray(env, argv[0], napi_float32_array, &qdata, &qlen) || !Count(env, argv[1], 1e6, &count) ||
+      !Count(env, argv[2], 1e7, &k) || !Count(env, argv[3], 1e7, &ef) || napi_is_array(env, argv[4], &isArray) != napi_ok ||
+      !isArray || !typedArray(env, argv[5], napi_uint32_array, &bdata, &blen) || !Count(env, argv[6], 1024, &threads) ||
+      threads == 0)
+    return fail(env, usage);
+  uint32_t allowedCount = 0;
+  napi_get_array_length(env, argv[4], &allowedCount);
+  if (qlen != count * h->dim || allowedCount != count || blen != count)
+    return fail(env, "searchMany: count queries of the graph's dimension, and one allowed and allowedBits entry each");
+  const uint32_t* bits = static_cast<const uint32_t*>(bdata);
+  // Read on this thread: the helpers touch no JavaScript value, only these pointers into
+  // buffers that stay alive (and in place) for the whole call.
+  std::vector<const uint32_t*> words(count, nullptr);
+  for (uint32_t i = 0; i < count; i++) {
+    napi_value entry;
+    if (napi_get_element(env, argv[4], i, &entry) != napi_ok) return fail(env, usage);
+    if (isNullish(env, entry)) continue;
+    void* wdata;
+    size_t wlen;
+    if (!typedArray(env, entry, napi_uint32_array, &wdata, &wlen) || bits[i] > wlen * 32)
+      return fail(env, "searchMany: each allowed entry is null or a Uint32Array of at least its allowedBits bits");
+    words[i] = static_cast<const uint32_t*>(wdata);
+  }
+  return Guard(env, [&]() -> napi_value {
+    const float* queries = static_cast<const float*>(qdata);
+    const size_t wanted = std::max(ef, k);
+    if (wanted != h->ef) {
+      h->index->setEf(wanted);
+      h->ef = wanted;
+    }
+    std::vector<std::vector<uint32_t>> found(count);
+    std::atomic<size_t> next{0};
+    std::mutex failed;
+    std::string error;
+    // Takes the next query not yet taken until none is left (run by every thread).
+    auto work = [&] {
+      std::vector<float> unit(h->normalize ? h->dim : 0);
+      for (size_t i = next++; i < count; i = next++) {
+        try {
+          const float* q = queries + i * h->dim;
+          if (h->normalize) {
+            unitLength(q, h->dim, unit.data());
+            q = unit.data();
+          }
+          BitmapFilter filter(words[i], bits[i]);
+          auto heap = h->index->searchKnn(q, k, words[i] ? &filter : nullptr);
+          auto& labels = found[i];
+          labels.resize(heap.size());
+          // The queue pops the farthest first.
+          for (size_t j = labels.size(); j-- > 0;) {
+            labels[j] = static_cast<uint32_t>(heap.top().second);
+            heap.pop();
+          }
+        } catch (const std::exception& err) {
+          std::lock_guard<std::mutex> lock(failed);
+          if (error.empty()) error = err.what();
+          next = count;
+        }
+      }
+    };
+    const size_t extra = count > 1 ? std::min(threads, count) - 1 : 0;
+    conifer_native::HelperPool::Shared().Run(extra, work);
+    if (!error.empty()) throw std::runtime_error(error);
+    napi_value out;
+    if (napi_create_array_with_length(env, count, &out) != napi_ok) throw std::runtime_error("could not allocate the answer");
+    for (size_t i = 0; i < count; i++) {
+      napi_value buffer, labels;
+      void* odata;
+      const size_t n = found[i].size();
+      if (napi_create_arraybuffer(env, n * 4, &odata, &buffer) != napi_ok ||
+          napi_create_typedarray(env, napi_uint32_array, n, buffer, 0, &labels) != napi_ok ||
+          napi_set_element(env, out, static_cast<uint32_t>(i), labels) != napi_ok)
+        throw std::runtime_error("could not allocate the answer");
+      if (n > 0) memcpy(odata, found[i].data(), n * 4);
+    }
+    return out;
+  });
+}
+
 // close(): frees the graph now (after any background load ends); any later call but
 // init/load throws.
 napi_value Close(napi_env env, napi_callback_info info) {
@@ -644,6 +743,7 @@ napi_value Register(napi_env env, napi_value exports) {
       {"addPoints", nullptr, AddPoints, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"markDelete", nullptr, MarkDelete, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"search", nullptr, Search, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"searchMany", nullptr, SearchMany, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"close", nullptr, Close, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_value cls;

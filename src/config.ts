@@ -79,6 +79,8 @@ export interface Config {
   engineWorkers: number;
   /** Native threads each graph insert batch is shared over (src/engine/graph/hnsw-graph.ts). */
   insertThreads: number;
+  /** Threads the graph walks of a batch of queries are shared over (src/engine/worker/engine-worker.ts "Query batches"). */
+  queryThreads: number;
   /**
    * How much lower (in nice steps, 0-19; 0 = the same) the writer thread and the engine
    * worker run than the HTTP thread (src/engine/thread-priority.ts; Linux only).
@@ -146,6 +148,7 @@ export const SETTINGS = {
   backgroundNice: ['CONIFER_BACKGROUND_NICE', 'background-nice'],
   engineWorkers: ['CONIFER_ENGINE_WORKERS', 'engine-workers'],
   insertThreads: ['CONIFER_INSERT_THREADS', 'insert-threads'],
+  queryThreads: ['CONIFER_QUERY_THREADS', 'query-threads'],
   dev: ['CONIFER_DEV', 'dev'],
   importRoot: ['CONIFER_IMPORT_ROOT', 'import-root'],
 } as const satisfies Record<Exclude<keyof Config, 'ephemeralDataDir'>, readonly [string, string]>;
@@ -241,6 +244,7 @@ export function loadConfig(
     backgroundNice: int('backgroundNice', DEFAULT_BACKGROUND_NICE, 0, 19),
     engineWorkers: int('engineWorkers', defaultEngineWorkers(), 1, MAX_ENGINE_WORKERS),
     insertThreads: int('insertThreads', defaultInsertThreads(), 1, MAX_INSERT_THREADS),
+    queryThreads: int('queryThreads', defaultQueryThreads(), 1, MAX_QUERY_THREADS),
     dev,
     ephemeralDataDir,
     importRoot: importRootOf(get('importRoot')),
@@ -250,6 +254,18 @@ export function loadConfig(
 const MAX_ENGINE_WORKERS = 64;
 /** The binding's limit (native/hnsw-index.cc addPoints). */
 const MAX_INSERT_THREADS = 64;
+const MAX_QUERY_THREADS = 64;
+
+/**
+ * One per core beyond the first, at most 8. The HTTP thread needs a core of its own, and
+ * the engine worker's thread is one of the query threads; on 2 cores both are already
+ * busy at concurrency 8 (the medium benchmark's server threads used ~1.5 cores at ~2,100
+ * queries/s), so a second query thread there would only take turns with them. 1 answers
+ * each query on the worker's own thread, as before query batches existed.
+ */
+function defaultQueryThreads(): number {
+  return Math.max(1, Math.min(8, availableParallelism() - 1));
+}
 
 /**
  * One per core, at most 4. Measured (`node dist/bench/ingest-health.js --dim 384 --digits

@@ -87,3 +87,22 @@ describe('insert threads setting', () => {
     }
   });
 });
+
+describe('query threads setting', () => {
+  it('defaults to one per core beyond the first, at least 1 and at most 8, and is read from the environment or --query-threads', async () => {
+    const { availableParallelism } = await import('node:os');
+    assert.equal(loadConfig({}).queryThreads, Math.max(1, Math.min(8, availableParallelism() - 1)));
+    assert.equal(loadConfig({ CONIFER_QUERY_THREADS: '3' }).queryThreads, 3);
+    assert.equal(loadConfig({ CONIFER_QUERY_THREADS: '3' }, { 'query-threads': '2' }).queryThreads, 2);
+  });
+
+  it('refuses 0, more than 64 and non-integers, naming the setting and the range', () => {
+    for (const bad of ['0', '65', '2.5', 'many']) {
+      assert.throws(
+        () => loadConfig({ CONIFER_QUERY_THREADS: bad }),
+        (err: unknown) => err instanceof ConfigError && /CONIFER_QUERY_THREADS \(--query-threads\) must be an integer from 1 to 64/.test(err.message),
+        bad,
+      );
+    }
+  });
+});

@@ -80,7 +80,7 @@ async function serve(config: Config): Promise<void> {
   const engine = new EngineClient(
     log,
     config.engineWorkers,
-    { backgroundNice: config.backgroundNice, insertThreads: config.insertThreads },
+    { backgroundNice: config.backgroundNice, insertThreads: config.insertThreads, queryThreads: config.queryThreads },
     recoverable(catalog).length,
   );
   const writer = new WriterClient(engine, log, writerNice(config.backgroundNice));

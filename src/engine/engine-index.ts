@@ -10,7 +10,7 @@ import type { HnswGraph } from './graph/hnsw-graph.js';
 import type { EngineMatch, EngineQuery } from './protocol.js';
 import type { NamespaceToWrite } from './snapshot/snapshot-files.js';
 import { METADATA_IN_STORE } from './metadata/metadata-columns.js';
-import { DEFAULT_GRAPH_OPTIONS, VectorSet, type GraphOptions, type VectorSetEvents } from './vector-set.js';
+import { DEFAULT_GRAPH_OPTIONS, VectorSet, type GraphOptions, type Hit, type SearchQuery, type VectorSetEvents } from './vector-set.js';
 
 export class EngineIndex {
   private readonly namespaces = new Map<string, VectorSet>();
@@ -86,7 +86,35 @@ export class EngineIndex {
   query(q: EngineQuery): EngineMatch[] {
     const set = this.namespaces.get(q.namespace);
     if (!set) return [];
-    const hits = set.search({ dense: q.dense, sparse: q.sparse, topK: q.topK, filter: q.filter, maxCandidates: q.maxCandidates });
+    return this.matchesOf(set, q, set.search(searchOf(q)));
+  }
+
+  /**
+   * query() for each query, with the same answers on the same state; a namespace's graph
+   * walks run side by side on up to `threads` native threads (VectorSet.searchBatch).
+   */
+  queryBatch(qs: readonly EngineQuery[], threads: number): EngineMatch[][] {
+    const out: EngineMatch[][] = qs.map(() => []);
+    const byNamespace = new Map<string, number[]>();
+    qs.forEach((q, at) => {
+      const ats = byNamespace.get(q.namespace);
+      if (ats) ats.push(at);
+      else byNamespace.set(q.namespace, [at]);
+    });
+    for (const [ns, ats] of byNamespace) {
+      const set = this.namespaces.get(ns);
+      if (!set) continue;
+      const hits = set.searchBatch(
+        ats.map((at) => searchOf(qs[at])),
+        threads,
+      );
+      ats.forEach((at, i) => (out[at] = this.matchesOf(set, qs[at], hits[i])));
+    }
+    return out;
+  }
+
+  /** The answer's matches from a search's hits: ids and scores, and values and metadata when asked for. */
+  private matchesOf(set: VectorSet, q: EngineQuery, hits: Hit[]): EngineMatch[] {
     return hits.map((h) => {
       const match: EngineMatch = { id: h.id, score: h.score };
       let record: StoredRecord | undefined;
@@ -180,4 +208,9 @@ export class EngineIndex {
     set.close();
     this.namespaces.delete(ns);
   }
+}
+
+/** What the vector set searches for an engine query. */
+function searchOf(q: EngineQuery): SearchQuery {
+  return { dense: q.dense, sparse: q.sparse, topK: q.topK, filter: q.filter, maxCandidates: q.maxCandidates };
 }

@@ -15,10 +15,15 @@ export interface EngineWorkerData {
   backgroundNice: number;
   /** Native threads a graph insert batch is shared over (GraphOptions.insertThreads). */
   insertThreads: number;
+  /**
+   * Threads a batch of queries' graph walks is shared over (engine-worker.ts "Query
+   * batches"; the worker's own thread is one); 1: each query alone, on the worker's thread.
+   */
+  queryThreads: number;
 }
 
-/** What a worker starts with by default: the main thread's priority, inserts on one thread. */
-export const DEFAULT_WORKER_DATA: EngineWorkerData = { backgroundNice: 0, insertThreads: 1 };
+/** What a worker starts with by default: the main thread's priority, inserts and queries on one thread. */
+export const DEFAULT_WORKER_DATA: EngineWorkerData = { backgroundNice: 0, insertThreads: 1, queryThreads: 1 };
 
 export interface EngineQuery {
   namespace: string;

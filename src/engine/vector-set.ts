@@ -29,7 +29,7 @@ import { Bitmap } from './metadata/bitmap.js';
 import { METADATA_IN_STORE, MetadataColumns } from './metadata/metadata-columns.js';
 import { choosePlan, filteredWalkEf, type Plan } from './planner/plan.js';
 import { HYBRID_POSTINGS_COVERAGE, HYBRID_THRESHOLD_MAX_POSTINGS, HYBRID_THRESHOLD_MAX_RECORDS, hybridSearch } from './sparse/hybrid.js';
-import { prepareSparse, SparseIndex } from './sparse/sparse-index.js';
+import { type PreparedSparse, prepareSparse, SparseIndex } from './sparse/sparse-index.js';
 import { VectorArena } from './vectors/arena.js';
 import { bestOf, Scorer, type ScoredHit } from './vectors/exact-scan.js';
 import { LabelMap } from './vectors/labels.js';
@@ -67,6 +67,27 @@ export interface SearchTrace {
   ef?: number;
   /** Hybrid search ran its threshold step: exact up to the graph's recall (sparse/hybrid.ts). */
   hybridBounded?: boolean;
+}
+
+/** VectorSet.plan()'s answer: what search() needs after deciding how to search. */
+interface Planned {
+  prepared: PreparedSparse | undefined;
+  scorer: Scorer;
+  idOf: (label: number) => string;
+  /** The filter's matches (undefined without a filter) and their count. */
+  matches: Bitmap | undefined;
+  m: number | undefined;
+  ef: number;
+  plan: Plan;
+  /** Set when the plan already answers (sparse-only, or nothing to search). */
+  hits?: Hit[];
+}
+
+/** A query of searchBatch() that walks the graph: its place in the batch, plan and vector. */
+interface Walk {
+  at: number;
+  p: Planned;
+  dense: Float32Array;
 }
 
 export interface Hit {
@@ -383,39 +404,9 @@ export class VectorSet {
   }
 
   search(q: SearchQuery): Hit[] {
-    const prepared = q.sparse && prepareSparse(q.sparse);
-    const sparseScore = prepared && ((label: number): number => this.sparse.dot(label, prepared));
-    const scorer = new Scorer(this.metric, this.arena, { dense: q.dense, sparseScore });
-    const idOf = (label: number): string => this.labels.id(label) ?? '';
-    const matches = q.filter ? this.columns.evaluate(q.filter) : undefined;
-    const m = matches?.count();
-    if (q.trace) q.trace.matches = m;
-    if (prepared && !q.dense && !q.exact && m !== 0) {
-      // Sparse-only: exact top-k from the inverted index.
-      if (q.trace) q.trace.plan = 'sparse';
-      return this.sparse.search(prepared, q.topK, idOf, matches).map((h) => ({ slot: h.label, id: h.id, score: h.rank }));
-    }
-    const baseEf =
-      m === undefined
-        ? this.options.defaultEf
-        : filteredWalkEf(m, this.labels.size, this.options.filteredEf ?? FILTERED_EF, this.options.filteredEfMin ?? FILTERED_EF_MIN);
-    const ef = q.ef ?? Math.max(baseEf, q.maxCandidates ?? 0);
-    const plan = choosePlan({
-      hasGraph: this.graph !== undefined,
-      dense: q.dense !== undefined,
-      sparse: q.sparse !== undefined,
-      exact: q.exact === true,
-      records: this.labels.size,
-      matches: m,
-      topK: q.topK,
-      ef,
-      filteredExactFactor: this.options.filteredExactFactor ?? FILTERED_EXACT_FACTOR,
-    });
-    if (q.trace) {
-      q.trace.plan = plan;
-      q.trace.ef = ef;
-    }
-    if (plan === 'empty') return [];
+    const p = this.plan(q);
+    if (p.hits) return p.hits;
+    const { prepared, scorer, idOf, matches, ef, plan } = p;
     if (plan === 'hybrid' && this.graph && q.dense && prepared) {
       try {
         // The tail (records not yet in the graph) gives dense candidates as the graph
@@ -449,38 +440,131 @@ export class VectorSet {
     }
     if (plan === 'graph' && this.graph && q.dense) {
       try {
-        const hits = this.graphSearch(this.graph, q.dense, q.topK, ef, scorer, idOf, matches);
-        // Never a short answer: the graph may miss records (unreachable nodes after many
-        // deletes, or a filter whose matches the walk did not reach); an exact scan over
-        // the matches is always complete.
-        if (hits.length >= Math.min(q.topK, m ?? this.labels.size)) return hits.map(toHit);
-        if (q.trace) q.trace.rerunExact = true;
+        const hits = this.afterWalk(q, p, this.graph.search(q.dense, q.topK, ef, matches));
+        if (hits) return hits;
       } catch (err) {
         this.dropBrokenGraph(err);
       }
     }
-    // The exact scan visits only the matching labels (iterating the bitmap's set bits),
-    // so its cost is proportional to m, not N.
-    const labels = matches ? bitsOf(matches) : this.live();
-    return bestOf(labels, q.topK, scorer, idOf).map(toHit);
+    return this.exactly(q, p);
   }
 
-  private graphSearch(
-    graph: HnswGraph,
-    dense: Float32Array,
-    topK: number,
-    ef: number,
-    scorer: Scorer,
-    idOf: (label: number) => string,
-    matches: Bitmap | undefined,
-  ): ScoredHit[] {
-    const candidates = graph.search(dense, topK, ef, matches);
-    graph.forEachQueued(
+  /**
+   * search() for each query, on the same state, with the same answers; the graph walks of
+   * the queries planned 'graph' (with the same topK and ef) run side by side on up to
+   * `threads` native threads (HnswGraph.searchMany), so one namespace's graph answers a
+   * batch of queries on several cores. Every other query runs as search() does.
+   */
+  searchBatch(qs: readonly SearchQuery[], threads: number): Hit[][] {
+    const out: Hit[][] = new Array<Hit[]>(qs.length);
+    // Walks to run, grouped by "topK ef" (hnswlib's ef is one setting per call).
+    const groups = new Map<string, Walk[]>();
+    qs.forEach((q, at) => {
+      const p = this.plan(q);
+      if (p.hits) out[at] = p.hits;
+      else if (p.plan === 'graph' && this.graph && q.dense) {
+        const key = `${q.topK} ${p.ef}`;
+        const walk = { at, p, dense: q.dense };
+        const group = groups.get(key);
+        if (group) group.push(walk);
+        else groups.set(key, [walk]);
+      } else out[at] = this.search(q);
+    });
+    for (const group of groups.values()) {
+      const walks = this.walkAll(qs, group, threads);
+      group.forEach(({ at, p }, i) => {
+        out[at] = (walks && this.afterWalk(qs[at], p, walks[i])) ?? this.exactly(qs[at], p);
+      });
+    }
+    return out;
+  }
+
+  /** The graph walks of a group of searchBatch() (same topK and ef); undefined when the graph failed (then dropped). */
+  private walkAll(qs: readonly SearchQuery[], group: readonly Walk[], threads: number): number[][] | undefined {
+    const graph = this.graph;
+    if (!graph) return undefined;
+    const { topK } = qs[group[0].at];
+    const { ef } = group[0].p;
+    try {
+      if (group.length === 1) return [graph.search(group[0].dense, topK, ef, group[0].p.matches)];
+      return graph.searchMany(
+        group.map((w) => w.dense),
+        topK,
+        ef,
+        group.map(({ p }) => p.matches),
+        threads,
+      );
+    } catch (err) {
+      this.dropBrokenGraph(err);
+      return undefined;
+    }
+  }
+
+  /**
+   * What search() decides before it searches: the scorer, the filter's matches, the walk's
+   * ef and the plan; `hits` when that already answers (sparse-only, or nothing matches).
+   */
+  private plan(q: SearchQuery): Planned {
+    const prepared = q.sparse && prepareSparse(q.sparse);
+    const sparseScore = prepared && ((label: number): number => this.sparse.dot(label, prepared));
+    const scorer = new Scorer(this.metric, this.arena, { dense: q.dense, sparseScore });
+    const idOf = (label: number): string => this.labels.id(label) ?? '';
+    const matches = q.filter ? this.columns.evaluate(q.filter) : undefined;
+    const m = matches?.count();
+    if (q.trace) q.trace.matches = m;
+    const planned = { prepared, scorer, idOf, matches, m, ef: 0, plan: 'empty' as Plan };
+    if (prepared && !q.dense && !q.exact && m !== 0) {
+      // Sparse-only: exact top-k from the inverted index.
+      if (q.trace) q.trace.plan = 'sparse';
+      const hits = this.sparse.search(prepared, q.topK, idOf, matches).map((h) => ({ slot: h.label, id: h.id, score: h.rank }));
+      return { ...planned, hits };
+    }
+    const baseEf =
+      m === undefined
+        ? this.options.defaultEf
+        : filteredWalkEf(m, this.labels.size, this.options.filteredEf ?? FILTERED_EF, this.options.filteredEfMin ?? FILTERED_EF_MIN);
+    const ef = q.ef ?? Math.max(baseEf, q.maxCandidates ?? 0);
+    const plan = choosePlan({
+      hasGraph: this.graph !== undefined,
+      dense: q.dense !== undefined,
+      sparse: q.sparse !== undefined,
+      exact: q.exact === true,
+      records: this.labels.size,
+      matches: m,
+      topK: q.topK,
+      ef,
+      filteredExactFactor: this.options.filteredExactFactor ?? FILTERED_EXACT_FACTOR,
+    });
+    if (q.trace) {
+      q.trace.plan = plan;
+      q.trace.ef = ef;
+    }
+    return plan === 'empty' ? { ...planned, ef, plan, hits: [] } : { ...planned, ef, plan };
+  }
+
+  /**
+   * The answer from a graph walk's candidates: with the records not yet in the graph
+   * (matching the filter), rescored exactly from the arena (the same float32 scores and
+   * tie order as a scan). Undefined when it is short, and the query must be rerun exactly:
+   * the graph may miss records (unreachable nodes after many deletes, or a filter whose
+   * matches the walk did not reach); an exact scan over the matches is always complete.
+   */
+  private afterWalk(q: SearchQuery, p: Planned, candidates: number[]): Hit[] | undefined {
+    const { matches, scorer, idOf, m } = p;
+    this.graph?.forEachQueued(
       (label) => this.labels.id(label) !== undefined && (matches === undefined || matches.has(label)),
       (label) => candidates.push(label),
     );
-    // Rescored exactly from the arena: the same float32 scores and tie order as a scan.
-    return bestOf(candidates, topK, scorer, idOf);
+    const hits = bestOf(candidates, q.topK, scorer, idOf);
+    if (hits.length >= Math.min(q.topK, m ?? this.labels.size)) return hits.map(toHit);
+    if (q.trace) q.trace.rerunExact = true;
+    return undefined;
+  }
+
+  /** The exact scan: it visits only the matching labels (a bitmap's set bits), so its cost is proportional to m, not N. */
+  private exactly(q: SearchQuery, p: Planned): Hit[] {
+    const labels = p.matches ? bitsOf(p.matches) : this.live();
+    return bestOf(labels, q.topK, p.scorer, p.idOf).map(toHit);
   }
 
   private needsRebuild(): boolean {

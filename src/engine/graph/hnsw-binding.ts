@@ -24,6 +24,15 @@ export interface NativeHnswIndex {
   addPoints(vectors: Float32Array, labels: Uint32Array, threads: number): void;
   markDelete(label: number): void;
   search(query: Float32Array, k: number, ef: number, allowed: Uint32Array | null, allowedBits: number): Uint32Array;
+  searchMany(
+    queries: Float32Array,
+    count: number,
+    k: number,
+    ef: number,
+    allowed: (Uint32Array | null)[],
+    allowedBits: Uint32Array,
+    threads: number,
+  ): Uint32Array[];
   close(): void;
 }
 

@@ -251,6 +251,30 @@ export class HnswGraph {
     return live;
   }
 
+  /**
+   * search() for several queries with the same k and ef, run side by side on up to
+   * `threads` native threads (joined before it returns; this thread is one of them), so
+   * one graph answers a batch of queries on several cores. Answers in query order.
+   */
+  searchMany(qs: readonly Float32Array[], k: number, ef: number, allowed: readonly (Bitmap | undefined)[], threads: number): number[][] {
+    if (this.liveNodes === 0) return qs.map(() => []);
+    this.settle();
+    const hidden = this.saving?.deferredDeletes.length ?? 0;
+    const n = Math.min(k + hidden, this.capacity);
+    const dim = qs[0]?.length ?? 0;
+    const packed = new Float32Array(qs.length * dim);
+    qs.forEach((q, i) => packed.set(q, i * dim));
+    const bits = Uint32Array.from(allowed, (a) => a?.size ?? 0);
+    const words = allowed.map((a) => a?.words ?? null);
+    const found = native(() => this.index.searchMany(packed, qs.length, n, Math.max(ef, n), words, bits, threads));
+    return found.map((labels) => {
+      if (hidden === 0) return Array.from(labels);
+      const live: number[] = [];
+      for (const label of labels) if (this.indexed[label] && live.length < k) live.push(label);
+      return live;
+    });
+  }
+
   /** Writes the graph to `file` (hnswlib's format). */
   writeSync(file: string): void {
     this.settle();

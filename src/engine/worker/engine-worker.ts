@@ -256,6 +256,10 @@ function read(msg: HeldRead['msg']): EngineReply | undefined {
   }
   switch (msg.op) {
     case 'query':
+      if (settings.queryThreads > 1) {
+        batchQuery(msg);
+        return undefined;
+      }
       return { type: 'reply', op: 'query', reqId: msg.reqId, result: { matches: engine.query(msg.query), seq: slot?.seq ?? 0 } };
     case 'count':
       return { type: 'reply', op: 'count', reqId: msg.reqId, result: engine.count(msg.filter) };
@@ -263,6 +267,50 @@ function read(msg: HeldRead['msg']): EngineReply | undefined {
       const ids = engine.matchingIds(msg.namespace, msg.filter);
       const result = msg.page ? pageOfIds(ids, msg.page.after, msg.page.limit) : ids;
       return { type: 'reply', op: 'ids', reqId: msg.reqId, result };
+    }
+  }
+}
+
+// ---- query batches ----------------------------------------------------------------------
+//
+// With settings.queryThreads > 1, the queries that arrive in one turn of this thread's
+// event loop (the messages the port delivers together: those that queued while the thread
+// was busy) are answered together, after every message of that turn and before any
+// background slice (runSlice answers them first), so no query waits for graph work. Their
+// graph walks run side by side on up to queryThreads native threads (EngineIndex
+// queryBatch), joined before the answers are posted: the graphs still have one owner
+// thread, and no change is applied while they are searched. Each query was checked
+// against its minSeq when it arrived and is answered from a state at least that new (the
+// seq in its answer is the one at that moment). A lone query is a batch of one. A message
+// that closes, reloads or flushes an index answers the batch first (answer()), so no
+// query that arrived before it is overtaken.
+let batch: Extract<EngineCall, { op: 'query' }>[] = [];
+
+function batchQuery(msg: Extract<EngineCall, { op: 'query' }>): void {
+  batch.push(msg);
+  if (batch.length === 1) setImmediate(answerBatch);
+}
+
+function answerBatch(): void {
+  if (batch.length === 0) return;
+  const taken = batch;
+  batch = [];
+  const byIndex = new Map<string, Extract<EngineCall, { op: 'query' }>[]>();
+  for (const msg of taken) {
+    const msgs = byIndex.get(msg.indexId);
+    if (msgs) msgs.push(msg);
+    else byIndex.set(msg.indexId, [msg]);
+  }
+  for (const [indexId, msgs] of byIndex) {
+    try {
+      // The index may have closed or begun reloading since these queries arrived.
+      const engine = ready(indexId);
+      const seq = indexes.get(indexId)?.seq ?? 0;
+      const answers = msgs.length === 1 ? [engine.query(msgs[0].query)] : engine.queryBatch(msgs.map((m) => m.query), settings.queryThreads);
+      msgs.forEach((msg, i) => post({ type: 'reply', op: 'query', reqId: msg.reqId, result: { matches: answers[i], seq } }));
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      for (const msg of msgs) post({ type: 'error', reqId: msg.reqId, error, retryable: err instanceof Retryable });
     }
   }
 }
@@ -354,6 +402,7 @@ function nextSlice(): void {
 
 function runSlice(): void {
   scheduled = false;
+  answerBatch(); // queries first (see "Query batches")
   if (halted) return;
   memory.noteWork();
   const deadline = performance.now() + Math.min(MAX_SLICE_MS, Math.max(SLICE_MS, messageMs));
@@ -581,6 +630,8 @@ function onMessage(msg: EngineRequest): void {
 }
 
 function answer(msg: EngineCall): void {
+  // A close, reload or flush must not overtake a query that arrived before it.
+  if (msg.op !== 'query' && msg.op !== 'count' && msg.op !== 'ids') answerBatch();
   let reply: EngineReply | undefined;
   try {
     reply = handle(msg);
