@@ -404,7 +404,11 @@ export class VectorSet {
   }
 
   search(q: SearchQuery): Hit[] {
-    const p = this.plan(q);
+    return this.searchPlanned(q, this.plan(q));
+  }
+
+  /** search() once plan() has decided how. */
+  private searchPlanned(q: SearchQuery, p: Planned): Hit[] {
     if (p.hits) return p.hits;
     const { prepared, scorer, idOf, matches, ef, plan } = p;
     if (plan === 'hybrid' && this.graph && q.dense && prepared) {
@@ -468,7 +472,7 @@ export class VectorSet {
         const group = groups.get(key);
         if (group) group.push(walk);
         else groups.set(key, [walk]);
-      } else out[at] = this.search(q);
+      } else out[at] = this.searchPlanned(q, p);
     });
     for (const group of groups.values()) {
       const walks = this.walkAll(qs, group, threads);

@@ -186,6 +186,14 @@ describe('query batches over HTTP (CONIFER_QUERY_THREADS=3)', () => {
       const r = await api(server, 'POST', `${host}/vectors/upsert`, { body: { vectors } });
       assert.equal(r.status, 200, JSON.stringify(r.body));
     }
+    // Every record in the graph first: graph inserts meanwhile would change the state the
+    // two passes below search (a record leaving the exact tail for the approximate graph).
+    for (let i = 0; i < 1200; i++) {
+      const metrics = await api(server, 'GET', '/metrics', { key: null });
+      if (/^conifer_engine_unindexed_records\{[^}]*\} 0$/m.test(metrics.text)) return;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    assert.fail('the index was not fully indexed within 60 s');
   });
   after(async () => {
     await server?.stop();
