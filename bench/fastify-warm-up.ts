@@ -5,7 +5,8 @@
 // the server's CPU per request (every thread of its process, /proc). This is why the
 // benchmark's query phases follow unmeasured warm-up rounds (harness.ts denseWarmUp()).
 //   npx tsc -p tsconfig.json && node dist/bench/fastify-warm-up.js [--rounds 6]
-import { spawn } from 'node:child_process';
+import { flag } from './dense-fixture.js';
+import { startChildServer } from './echo-server.js';
 import { Client } from './http.js';
 import { threadTimes } from './thread-times.js';
 
@@ -18,26 +19,10 @@ app.listen({ port: 0, host: '127.0.0.1' }).then(() => console.log('fastify ' + a
 `;
 const PASS = 1000;
 
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
-
-const rounds = option('rounds', 6);
-const proc = spawn(process.execPath, ['-e', SERVER_SOURCE], { stdio: ['ignore', 'pipe', 'inherit'] });
+const rounds = Number(flag('rounds', '6'));
+const { proc, port } = await startChildServer('fastify', SERVER_SOURCE);
 const client = new Client('unused', 8);
 try {
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the Fastify server did not start in 10 s')), 10_000);
-    proc.stdout.on('data', (chunk: Buffer) => {
-      const m = /fastify (\d+)/.exec(chunk.toString());
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    proc.once('exit', (code) => reject(new Error(`the Fastify server exited with ${code}`)));
-  });
   const url = `http://127.0.0.1:${port}/query`;
   const body = JSON.stringify({ vector: Array.from({ length: 384 }, (_, i) => Math.sin(i) / 20), topK: 10, includeMetadata: true });
   const cpuMs = (): number => {
