@@ -15,10 +15,12 @@
 // lives as long as the process (never destroyed: helpers may be waiting at exit).
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -39,12 +41,16 @@ class HelperPool {
     }
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      while (threads_ < extra) {
-        std::thread(&HelperPool::Help, this).detach();
-        threads_++;
+      try {
+        while (threads_ < extra) {
+          std::thread(&HelperPool::Help, this).detach();
+          threads_++;
+        }
+      } catch (const std::system_error&) {
+        // No more threads to be had (a process limit): make do with those there are.
       }
       job_ = &work;
-      wanted_ = extra;
+      wanted_ = std::min(extra, threads_);
     }
     wake_.notify_all();
     work();

@@ -24,8 +24,9 @@
 // method but saveInBackground is synchronous. addPoints and searchMany may share their
 // work with extra native threads, but every one of them is done before they return, so no
 // search ever runs beside an insert (hnswlib's search takes no locks; searches beside each
-// other are safe: they only read, and take their visited lists from a locked pool). load(path, true) reads the file on a native thread
-// that touches nothing but its own result; every method joins it first.
+// other are safe: they only read, and take their visited lists from a locked pool).
+// load(path, true) reads the file on a native thread that touches nothing but its own
+// result; every method joins it first.
 // saveInBackground(path) writes the graph on a libuv pool thread; that thread only READS
 // the graph, so searches (and capacity/count, which read) go on beside it, while every
 // method that changes the graph or frees it waits until the write has ended (WaitForSave).
@@ -623,10 +624,10 @@ napi_value Search(napi_env env, napi_callback_info info) {
 // Uint32Array | null (one per query), allowedBits: Uint32Array (one per query), threads):
 // search() for each query, the queries shared over up to `threads` threads (this one and
 // helpers of the shared HelperPool, all done before it returns, as addPoints's threads
-// are), as an Array of Uint32Arrays in query order. hnswlib's searches only read the graph and take their visited lists from a
-// locked pool, so they may run side by side; no call that changes the graph can run
-// meanwhile, since the owner thread is inside this one. ef is hnswlib's member: every
-// query of the call walks with max(ef, k), set once before the threads start.
+// are), as an Array of Uint32Arrays in query order. Searches may run side by side (see the
+// thread rule above); no call that changes the graph can run meanwhile, since the owner
+// thread is inside this one. ef is hnswlib's member: every query of the call walks with
+// max(ef, k), set once before the threads start.
 napi_value SearchMany(napi_env env, napi_callback_info info) {
   napi_value argv[7];
   size_t argc;

@@ -245,10 +245,7 @@ export class HnswGraph {
     const hidden = this.saving?.deferredDeletes.length ?? 0;
     const n = Math.min(k + hidden, this.capacity);
     const found = native(() => this.index.search(q, n, Math.max(ef, n), allowed?.words ?? null, allowed?.size ?? 0));
-    if (hidden === 0) return Array.from(found);
-    const live: number[] = [];
-    for (const label of found) if (this.indexed[label] && live.length < k) live.push(label);
-    return live;
+    return this.liveOf(found, hidden, k);
   }
 
   /**
@@ -267,12 +264,15 @@ export class HnswGraph {
     const bits = Uint32Array.from(allowed, (a) => a?.size ?? 0);
     const words = allowed.map((a) => a?.words ?? null);
     const found = native(() => this.index.searchMany(packed, qs.length, n, Math.max(ef, n), words, bits, threads));
-    return found.map((labels) => {
-      if (hidden === 0) return Array.from(labels);
-      const live: number[] = [];
-      for (const label of labels) if (this.indexed[label] && live.length < k) live.push(label);
-      return live;
-    });
+    return found.map((labels) => this.liveOf(labels, hidden, k));
+  }
+
+  /** A walk's labels without those invalidated during a background write (`hidden` of them), at most k. */
+  private liveOf(found: Uint32Array, hidden: number, k: number): number[] {
+    if (hidden === 0) return Array.from(found);
+    const live: number[] = [];
+    for (const label of found) if (this.indexed[label] && live.length < k) live.push(label);
+    return live;
   }
 
   /** Writes the graph to `file` (hnswlib's format). */
