@@ -34,16 +34,21 @@
 // a consistent index never holds) throws an Error. Neither crashes.
 //
 // Thread rule: called only from the thread that owns the arrays; it reads them during
-// the call and keeps no reference. Scratch arrays are per thread (thread_local).
+// the call and keeps no reference. Scratch arrays are per thread (thread_local), so
+// sparseSearchMany's helper threads each search with their own.
 #include "sparse-search.h"
 
 #include "arg-checks.h"
+#include "helper-pool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <mutex>
+#include <string>
 #include <vector>
 
 namespace {
@@ -700,6 +705,98 @@ napi_value SparseSearch(napi_env env, napi_callback_info info) {
   } catch (const Corrupt&) {
     return corrupt(env);
   }
+}
+
+// sparseSearchMany(queries: Array of [lists, meta, dims, weights], state, allow: Array of
+// Uint32Array | null, k: Uint32Array, strategy, pairsPerRecord, threads): sparseSearch()
+// for each query over one index (MaxScore or plain as `strategy`), the queries shared over
+// up to `threads` threads (this one and helpers of the shared HelperPool, all done before
+// it returns), as an Array of Uint32Arrays in query order. Every argument is read here,
+// on the calling thread; each search runs on one thread with that thread's own Scratch
+// (thread_local), and only reads the arrays, which the owner thread cannot change while
+// it is inside this call.
+napi_value SparseSearchMany(napi_env env, napi_callback_info info) {
+  size_t argc = 7;
+  napi_value argv[7];
+  const char* usage = "sparseSearchMany(queries: [lists, meta, dims, weights][], state, allow: (Uint32Array | null)[], k: Uint32Array, strategy, pairsPerRecord, threads)";
+  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc != 7) return fail(env, usage);
+  bool isArray = false, allowIsArray = false;
+  uint32_t count = 0, allowCount = 0, strategy, threads;
+  void* kdata;
+  size_t kcount;
+  double pairsPerRecord;
+  if (napi_is_array(env, argv[0], &isArray) != napi_ok || !isArray || napi_get_array_length(env, argv[0], &count) != napi_ok ||
+      napi_is_array(env, argv[2], &allowIsArray) != napi_ok || !allowIsArray || napi_get_array_length(env, argv[2], &allowCount) != napi_ok ||
+      allowCount != count || !typedArray(env, argv[3], napi_uint32_array, &kdata, &kcount) || kcount != count ||
+      napi_get_value_uint32(env, argv[4], &strategy) != napi_ok || strategy > 1 || !number(env, argv[5], &pairsPerRecord) ||
+      pairsPerRecord < 0 || napi_get_value_uint32(env, argv[6], &threads) != napi_ok || threads == 0 || threads > 1024)
+    return fail(env, usage);
+  const uint32_t* ks = static_cast<const uint32_t*>(kdata);
+  std::vector<Query> queries(count);
+  std::vector<const uint32_t*> allow(count, nullptr);
+  std::vector<size_t> allowWords(count, 0);
+  Index ix;
+  for (uint32_t i = 0; i < count; i++) {
+    napi_value query, args[5], entry;
+    bool parts = false;
+    uint32_t partCount = 0;
+    if (napi_get_element(env, argv[0], i, &query) != napi_ok || napi_is_array(env, query, &parts) != napi_ok || !parts ||
+        napi_get_array_length(env, query, &partCount) != napi_ok || partCount != 4 || ks[i] == 0)
+      return fail(env, "sparseSearchMany: each query is [lists, meta, dims, weights], with a positive k");
+    for (uint32_t a = 0; a < 4; a++) {
+      if (napi_get_element(env, query, a, &args[a]) != napi_ok) return fail(env, usage);
+    }
+    args[4] = argv[1];
+    if (!parse(env, args, &queries[i], &ix)) return nullptr;
+    if (napi_get_element(env, argv[2], i, &entry) != napi_ok) return fail(env, usage);
+    if (isNullish(env, entry)) continue;
+    void* data;
+    if (!typedArray(env, entry, napi_uint32_array, &data, &allowWords[i])) return fail(env, "sparseSearchMany: each allow is a Uint32Array of bitmap words or null");
+    allow[i] = static_cast<const uint32_t*>(data);
+  }
+  std::vector<std::vector<uint32_t>> kept(count);
+  std::atomic<size_t> next{0};
+  std::atomic<bool> corrupted{false};
+  std::mutex failed;
+  std::string error;
+  // Takes the next query not yet taken until none is left (run by every thread).
+  auto work = [&] {
+    for (size_t i = next++; i < count; i = next++) {
+      try {
+        Search s(queries[i], ix);
+        s.StartTop(ks[i]);
+        const uint32_t* words = allow[i];
+        const size_t wordCount = allowWords[i];
+        const auto all = [](uint32_t) { return true; };
+        const auto some = [words, wordCount](uint32_t label) { return (label >> 5) < wordCount && ((words[label >> 5] >> (label & 31)) & 1) != 0; };
+        if (strategy == 0) {
+          if (words) s.Plain(some);
+          else s.Plain(all);
+        } else {
+          if (words) s.Pruned(some, pairsPerRecord);
+          else s.Pruned(all, pairsPerRecord);
+        }
+        kept[i] = s.Kept();
+      } catch (const Corrupt&) {
+        corrupted = true;
+        next = count;
+      } catch (const std::exception& err) {
+        std::lock_guard<std::mutex> lock(failed);
+        if (error.empty()) error = err.what();
+        next = count;
+      }
+    }
+  };
+  conifer_native::HelperPool::Shared().Run(count > 1 ? std::min<size_t>(threads, count) - 1 : 0, work);
+  if (corrupted) return corrupt(env);
+  if (!error.empty()) return fail(env, ("sparseSearchMany: " + error).c_str());
+  napi_value out;
+  if (napi_create_array_with_length(env, count, &out) != napi_ok) return fail(env, "sparseSearchMany: could not allocate the answer");
+  for (uint32_t i = 0; i < count; i++) {
+    napi_value labels = toArray(env, kept[i]);
+    if (!labels || napi_set_element(env, out, i, labels) != napi_ok) return fail(env, "sparseSearchMany: could not allocate the answer");
+  }
+  return out;
 }
 
 napi_value SparseCandidates(napi_env env, napi_callback_info info) {

@@ -79,7 +79,7 @@ export interface Config {
   engineWorkers: number;
   /** Native threads each graph insert batch is shared over (src/engine/graph/hnsw-graph.ts). */
   insertThreads: number;
-  /** Threads the graph walks of a batch of queries are shared over (src/engine/worker/engine-worker.ts "Query batches"). */
+  /** Threads the graph walks and sparse-only searches of a batch of queries are shared over (src/engine/worker/engine-worker.ts "Query batches"). */
   queryThreads: number;
   /**
    * How much lower (in nice steps, 0-19; 0 = the same) the writer thread and the engine

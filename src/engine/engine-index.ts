@@ -91,7 +91,8 @@ export class EngineIndex {
 
   /**
    * query() for each query, with the same answers on the same state; a namespace's graph
-   * walks run side by side on up to `threads` native threads (VectorSet.searchBatch).
+   * walks and sparse-only searches run side by side on up to `threads` native threads
+   * (VectorSet.searchBatch).
    */
   queryBatch(qs: readonly EngineQuery[], threads: number): EngineMatch[][] {
     const out: EngineMatch[][] = qs.map(() => []);

@@ -26,6 +26,16 @@ export interface NativeAddon {
    * into out, bit for bit SparseStore.dot() (NaN: no shared dimension).
    */
   sparseSearch(...args: [...SparseNativeArgs, allow: Uint32Array | null, k: number, strategy: 0 | 1, pairsPerRecord: number]): Uint32Array;
+  /** sparseSearch() for several queries over one index, side by side on up to `threads` threads; answers in query order. */
+  sparseSearchMany(
+    queries: [SparseNativeArgs[0], SparseNativeArgs[1], SparseNativeArgs[2], SparseNativeArgs[3]][],
+    state: SparseNativeArgs[4],
+    allow: (Uint32Array | null)[],
+    k: Uint32Array,
+    strategy: 0 | 1,
+    pairsPerRecord: number,
+    threads: number,
+  ): Uint32Array[];
   sparseCandidates(...args: [...SparseNativeArgs, n: number, coverage: number]): Uint32Array;
   sparseReaching(...args: [...SparseNativeArgs, tau: number, maxPostings: number, maxRecords: number, pairsPerRecord: number]): Uint32Array | undefined;
   sparseDots(dims: Uint32Array, weights: Float32Array, state: SparseNativeArgs[4], labels: Uint32Array, count: number, out: Float64Array): void;

@@ -16,8 +16,9 @@ export interface EngineWorkerData {
   /** Native threads a graph insert batch is shared over (GraphOptions.insertThreads). */
   insertThreads: number;
   /**
-   * Threads a batch of queries' graph walks is shared over (engine-worker.ts "Query
-   * batches"; the worker's own thread is one); 1: each query alone, on the worker's thread.
+   * Threads a batch of queries' graph walks and sparse-only searches are shared over
+   * (engine-worker.ts "Query batches"; the worker's own thread is one); 1: each query
+   * alone, on the worker's thread.
    */
   queryThreads: number;
 }

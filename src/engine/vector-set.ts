@@ -29,7 +29,7 @@ import { Bitmap } from './metadata/bitmap.js';
 import { METADATA_IN_STORE, MetadataColumns } from './metadata/metadata-columns.js';
 import { choosePlan, filteredWalkEf, type Plan } from './planner/plan.js';
 import { HYBRID_POSTINGS_COVERAGE, HYBRID_THRESHOLD_MAX_POSTINGS, HYBRID_THRESHOLD_MAX_RECORDS, hybridSearch } from './sparse/hybrid.js';
-import { type PreparedSparse, prepareSparse, SparseIndex } from './sparse/sparse-index.js';
+import { type PreparedSparse, prepareSparse, SparseIndex, type SparseHit } from './sparse/sparse-index.js';
 import { VectorArena } from './vectors/arena.js';
 import { bestOf, Scorer, type ScoredHit } from './vectors/exact-scan.js';
 import { LabelMap } from './vectors/labels.js';
@@ -79,7 +79,9 @@ interface Planned {
   m: number | undefined;
   ef: number;
   plan: Plan;
-  /** Set when the plan already answers (sparse-only, or nothing to search). */
+  /** Sparse-only: the exact top-k from the inverted index (searchPlanned, searchBatch). */
+  sparseOnly?: PreparedSparse;
+  /** Set when nothing is to be searched (the answer is empty). */
   hits?: Hit[];
 }
 
@@ -410,6 +412,7 @@ export class VectorSet {
   /** search() once plan() has decided how. */
   private searchPlanned(q: SearchQuery, p: Planned): Hit[] {
     if (p.hits) return p.hits;
+    if (p.sparseOnly) return this.sparse.search(p.sparseOnly, q.topK, p.idOf, p.matches).map(sparseHit);
     const { prepared, scorer, idOf, matches, ef, plan } = p;
     if (plan === 'hybrid' && this.graph && q.dense && prepared) {
       try {
@@ -456,16 +459,20 @@ export class VectorSet {
   /**
    * search() for each query, on the same state, with the same answers; the graph walks of
    * the queries planned 'graph' (with the same topK and ef) run side by side on up to
-   * `threads` native threads (HnswGraph.searchMany), so one namespace's graph answers a
-   * batch of queries on several cores. Every other query runs as search() does.
+   * `threads` native threads (HnswGraph.searchMany), and so do the sparse-only searches
+   * (SparseIndex.searchMany), so one namespace answers a batch of queries on several cores.
+   * Every other query runs as search() does.
    */
   searchBatch(qs: readonly SearchQuery[], threads: number): Hit[][] {
     const out: Hit[][] = new Array<Hit[]>(qs.length);
     // Walks to run, grouped by "topK ef" (hnswlib's ef is one setting per call).
     const groups = new Map<string, Walk[]>();
+    // Sparse-only queries, searched side by side too (SparseIndex.searchMany).
+    const sparse: { at: number; p: Planned; q: PreparedSparse }[] = [];
     qs.forEach((q, at) => {
       const p = this.plan(q);
       if (p.hits) out[at] = p.hits;
+      else if (p.sparseOnly) sparse.push({ at, p, q: p.sparseOnly });
       else if (p.plan === 'graph' && this.graph && q.dense) {
         const key = `${q.topK} ${p.ef}`;
         const walk = { at, p, dense: q.dense };
@@ -474,6 +481,15 @@ export class VectorSet {
         else groups.set(key, [walk]);
       } else out[at] = this.searchPlanned(q, p);
     });
+    if (sparse.length > 0) {
+      const idOf = sparse[0].p.idOf;
+      const found = this.sparse.searchMany(
+        sparse.map(({ at, p, q }) => ({ q, topK: qs[at].topK, allow: p.matches })),
+        idOf,
+        threads,
+      );
+      sparse.forEach(({ at }, i) => (out[at] = found[i].map(sparseHit)));
+    }
     for (const group of groups.values()) {
       const walks = this.walkAll(qs, group, threads);
       group.forEach(({ at, p }, i) => {
@@ -506,7 +522,7 @@ export class VectorSet {
 
   /**
    * What search() decides before it searches: the scorer, the filter's matches, the walk's
-   * ef and the plan; `hits` when that already answers (sparse-only, or nothing matches).
+   * ef and the plan (or `sparseOnly`); `hits` when nothing is to be searched.
    */
   private plan(q: SearchQuery): Planned {
     const prepared = q.sparse && prepareSparse(q.sparse);
@@ -518,10 +534,8 @@ export class VectorSet {
     if (q.trace) q.trace.matches = m;
     const planned = { prepared, scorer, idOf, matches, m, ef: 0, plan: 'empty' as Plan };
     if (prepared && !q.dense && !q.exact && m !== 0) {
-      // Sparse-only: exact top-k from the inverted index.
       if (q.trace) q.trace.plan = 'sparse';
-      const hits = this.sparse.search(prepared, q.topK, idOf, matches).map((h) => ({ slot: h.label, id: h.id, score: h.rank }));
-      return { ...planned, hits };
+      return { ...planned, sparseOnly: prepared };
     }
     const baseEf =
       m === undefined
@@ -627,6 +641,7 @@ function bitsOf(bits: Bitmap): number[] {
 }
 
 const toHit = (h: ScoredHit): Hit => ({ slot: h.label, id: h.id, score: h.score });
+const sparseHit = (h: SparseHit): Hit => ({ slot: h.label, id: h.id, score: h.rank });
 
 function sortSparse(s: SparseValues): SparseValues {
   let sorted = true;

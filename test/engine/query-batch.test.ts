@@ -1,9 +1,10 @@
 // Query batches (engine-worker.ts "Query batches"): a batch of queries whose graph walks
-// run side by side on several native threads answers exactly what the same queries answer
-// one by one on the same state — for all three metrics, filtered and unfiltered, with
-// different topK and ef in one batch, sparse-only and hybrid queries mixed in, records
-// still in the tail, and after random writes. Then over HTTP: a server with
-// CONIFER_QUERY_THREADS=3 answers queries sent eight at a time as it answers them alone.
+// and sparse-only searches run side by side on several native threads answers exactly
+// what the same queries answer one by one on the same state — for all three metrics,
+// filtered and unfiltered, with different topK and ef in one batch, sparse-only and hybrid
+// queries mixed in, records still in the tail, and after random writes. Then over HTTP: a
+// server with CONIFER_QUERY_THREADS=3 answers queries sent eight at a time as it answers
+// them alone.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { EngineIndex } from '../../src/engine/engine-index.js';
@@ -14,6 +15,7 @@ import { VectorSet, type SearchQuery } from '../../src/engine/vector-set.js';
 import { HnswGraph } from '../../src/engine/graph/hnsw-graph.js';
 import { Bitmap } from '../../src/engine/metadata/bitmap.js';
 import { VectorArena } from '../../src/engine/vectors/arena.js';
+import { prepareSparse, SparseIndex } from '../../src/engine/sparse/sparse-index.js';
 import { EngineShard } from '../../src/engine/engine-shard.js';
 import { api, removeDir, startServer, tempDataDir, type TestServer } from '../helpers/server.js';
 import { prng } from '../helpers/prng.js';
@@ -46,7 +48,8 @@ function mixedQueries(rand: () => number, metric: Metric, count: number): Search
     else if (r < 0.75) out.push({ dense, topK: 10, filter: parseFilterNode({ bucket: { $lt: 1 + Math.floor(rand() * 10) } }) });
     else if (r < 0.8) out.push({ dense, topK: 10, filter: parseFilterNode({ bucket: 3 }) });
     else if (r < 0.85) out.push({ dense, topK: 5, ef: 12 });
-    else if (metric === 'dotproduct' && r < 0.93) out.push({ sparse: randomSparse(rand), topK: 10 });
+    else if (metric === 'dotproduct' && r < 0.9) out.push({ sparse: randomSparse(rand), topK: 10 });
+    else if (metric === 'dotproduct' && r < 0.93) out.push({ sparse: randomSparse(rand), topK: 4, filter: parseFilterNode({ bucket: { $gte: 5 } }) });
     else if (metric === 'dotproduct') out.push({ dense, sparse: randomSparse(rand), topK: 10 });
     else out.push({ dense, topK: 10 });
   }
@@ -123,6 +126,33 @@ describe('HnswGraph.searchMany', () => {
       for (const label of labels) assert.equal(label % 3, 0, 'a filtered walk returns only allowed labels');
     }
     graph.close();
+  });
+});
+
+describe('SparseIndex.searchMany', () => {
+  it('returns what search() returns for each query, with and without an allowed set, natively on 1 to 4 threads and in JavaScript', () => {
+    const rand = prng(31);
+    const build = (native: boolean): SparseIndex => {
+      const index = native ? new SparseIndex() : new SparseIndex(null);
+      const r = prng(32);
+      for (let label = 0; label < 4000; label++) index.set(label, randomSparse(r));
+      return index;
+    };
+    const native = build(true);
+    assert.ok(native.isNative, 'the native addon is loaded');
+    const plain = build(false);
+    const allowed = new Bitmap(4000);
+    for (let i = 0; i < 4000; i += 2) allowed.add(i);
+    const qs = Array.from({ length: 30 }, (_, i) => ({
+      q: prepareSparse(randomSparse(rand)),
+      topK: i % 7 === 0 ? 0 : 1 + (i % 12),
+      allow: i % 3 === 0 ? allowed : undefined,
+    }));
+    const idOf = (label: number): string => `r${label}`;
+    const one = qs.map(({ q, topK, allow }) => native.search(q, topK, idOf, allow));
+    assert.ok(one.filter((hits) => hits.length > 0).length >= 20, 'most queries find records');
+    for (const threads of [1, 2, 4]) assert.deepEqual(native.searchMany(qs, idOf, threads), one, `${threads} threads`);
+    assert.deepEqual(plain.searchMany(qs, idOf, 3), one, 'the JavaScript path');
   });
 });
 

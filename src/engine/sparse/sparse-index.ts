@@ -187,20 +187,49 @@ export class SparseIndex {
    * and tests' reference); the default prunes with MaxScore (see pruned()).
    */
   search(q: PreparedSparse, topK: number, idOf: (label: number) => string, allow?: Bitmap, strategy: 'maxscore' | 'plain' = 'maxscore'): SparseHit[] {
-    const top = new TopK(topK);
     if (topK <= 0 || q.dims.length === 0) return [];
     this.postingsReady();
     if (this.native) {
       const labels = this.native.sparseSearch(...this.nativeArgs(q), allow?.words ?? null, topK, strategy === 'plain' ? 0 : 1, this.pairsPerRecord);
-      for (const label of labels) {
-        const rank = Math.fround(this.store.dot(label, q.dims, q.weights));
-        if (top.admits(rank)) top.offer(label, idOf(label), rank);
-      }
-    } else {
-      const epoch = this.nextEpoch();
-      const has = allow && ((label: number): boolean => allow.has(label));
-      if (strategy === 'plain') this.plain(q, top, epoch, idOf, has);
-      else this.pruned(q, top, epoch, idOf, has);
+      return this.ranked(labels, q, topK, idOf);
+    }
+    const top = new TopK(topK);
+    const epoch = this.nextEpoch();
+    const has = allow && ((label: number): boolean => allow.has(label));
+    if (strategy === 'plain') this.plain(q, top, epoch, idOf, has);
+    else this.pruned(q, top, epoch, idOf, has);
+    return top.sorted().map((r) => ({ label: r.slot, id: r.id, rank: r.rank }));
+  }
+
+  /**
+   * search() (MaxScore) for each query, with the same answers; natively, the queries run
+   * side by side on up to `threads` threads (sparseSearchMany), else one after another.
+   */
+  searchMany(qs: readonly { q: PreparedSparse; topK: number; allow?: Bitmap }[], idOf: (label: number) => string, threads: number): SparseHit[][] {
+    const native = this.native;
+    const searched = qs.filter(({ q, topK }) => topK > 0 && q.dims.length > 0);
+    if (!native || searched.length < 2) return qs.map(({ q, topK, allow }) => this.search(q, topK, idOf, allow));
+    this.postingsReady();
+    const args = searched.map(({ q }) => this.nativeArgs(q));
+    const found = native.sparseSearchMany(
+      args.map(([lists, meta, dims, weights]) => [lists, meta, dims, weights]),
+      args[0][4],
+      searched.map(({ allow }) => allow?.words ?? null),
+      Uint32Array.from(searched, ({ topK }) => topK),
+      1,
+      this.pairsPerRecord,
+      threads,
+    );
+    let next = 0;
+    return qs.map(({ q, topK }) => (topK > 0 && q.dims.length > 0 ? this.ranked(found[next++], q, topK, idOf) : []));
+  }
+
+  /** The native search's labels rescored with SparseStore.dot() (every printed score comes from it), best first. */
+  private ranked(labels: Uint32Array, q: PreparedSparse, topK: number, idOf: (label: number) => string): SparseHit[] {
+    const top = new TopK(topK);
+    for (const label of labels) {
+      const rank = Math.fround(this.store.dot(label, q.dims, q.weights));
+      if (top.admits(rank)) top.offer(label, idOf(label), rank);
     }
     return top.sorted().map((r) => ({ label: r.slot, id: r.id, rank: r.rank }));
   }

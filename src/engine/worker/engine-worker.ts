@@ -277,8 +277,8 @@ function read(msg: HeldRead['msg']): EngineReply | undefined {
 // event loop (the messages the port delivers together: those that queued while the thread
 // was busy) are answered together, after every message of that turn and before any
 // background slice (runSlice answers them first), so no query waits for graph work. Their
-// graph walks run side by side on up to queryThreads native threads (EngineIndex
-// queryBatch), joined before the answers are posted: the graphs still have one owner
+// graph walks and sparse-only searches run side by side on up to queryThreads native
+// threads (EngineIndex queryBatch), all done before the answers are posted: the graphs still have one owner
 // thread, and no change is applied while they are searched. Each query was checked
 // against its minSeq when it arrived and is answered from a state at least that new (the
 // seq in its answer is the one at that moment). A lone query is a batch of one. A message
