@@ -663,6 +663,25 @@ napi_value toArray(napi_env env, const std::vector<uint32_t>& labels) {
   return array;
 }
 
+// sparseSearch()'s answer for one query: `strategy` 0 plain, 1 MaxScore; `allow` a
+// Bitmap's words (`allowWords` of them) or null for every label. Runs on the calling
+// thread, with its Scratch; throws Corrupt.
+std::vector<uint32_t> TopLabels(const Query& q, const Index& ix, uint32_t k, uint32_t strategy, const uint32_t* allow, size_t allowWords,
+                                double pairsPerRecord) {
+  Search s(q, ix);
+  s.StartTop(k);
+  const auto all = [](uint32_t) { return true; };
+  const auto some = [allow, allowWords](uint32_t label) { return (label >> 5) < allowWords && ((allow[label >> 5] >> (label & 31)) & 1) != 0; };
+  if (strategy == 0) {
+    if (allow) s.Plain(some);
+    else s.Plain(all);
+  } else {
+    if (allow) s.Pruned(some, pairsPerRecord);
+    else s.Pruned(all, pairsPerRecord);
+  }
+  return s.Kept();
+}
+
 napi_value corrupt(napi_env env) {
   napi_throw_error(env, nullptr, "sparse: a postings entry or label lies outside the index's arrays");
   return nullptr;
@@ -690,18 +709,7 @@ napi_value SparseSearch(napi_env env, napi_callback_info info) {
   if (napi_get_value_uint32(env, argv[7], &strategy) != napi_ok || strategy > 1) return fail(env, "sparseSearch: strategy must be 0 (plain) or 1 (MaxScore)");
   if (!number(env, argv[8], &pairsPerRecord) || pairsPerRecord < 0) return fail(env, "sparseSearch: pairsPerRecord must be a number >= 0");
   try {
-    Search s(q, ix);
-    s.StartTop(k);
-    const auto all = [](uint32_t) { return true; };
-    const auto some = [allow, allowWords](uint32_t label) { return (label >> 5) < allowWords && ((allow[label >> 5] >> (label & 31)) & 1) != 0; };
-    if (strategy == 0) {
-      if (allow) s.Plain(some);
-      else s.Plain(all);
-    } else {
-      if (allow) s.Pruned(some, pairsPerRecord);
-      else s.Pruned(all, pairsPerRecord);
-    }
-    return toArray(env, s.Kept());
+    return toArray(env, TopLabels(q, ix, k, strategy, allow, allowWords, pairsPerRecord));
   } catch (const Corrupt&) {
     return corrupt(env);
   }
@@ -763,20 +771,7 @@ napi_value SparseSearchMany(napi_env env, napi_callback_info info) {
   auto work = [&] {
     for (size_t i = next++; i < count; i = next++) {
       try {
-        Search s(queries[i], ix);
-        s.StartTop(ks[i]);
-        const uint32_t* words = allow[i];
-        const size_t wordCount = allowWords[i];
-        const auto all = [](uint32_t) { return true; };
-        const auto some = [words, wordCount](uint32_t label) { return (label >> 5) < wordCount && ((words[label >> 5] >> (label & 31)) & 1) != 0; };
-        if (strategy == 0) {
-          if (words) s.Plain(some);
-          else s.Plain(all);
-        } else {
-          if (words) s.Pruned(some, pairsPerRecord);
-          else s.Pruned(all, pairsPerRecord);
-        }
-        kept[i] = s.Kept();
+        kept[i] = TopLabels(queries[i], ix, ks[i], strategy, allow[i], allowWords[i], pairsPerRecord);
       } catch (const Corrupt&) {
         corrupted = true;
         next = count;
