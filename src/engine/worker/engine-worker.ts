@@ -278,12 +278,12 @@ function read(msg: HeldRead['msg']): EngineReply | undefined {
 // was busy) are answered together, after every message of that turn and before any
 // background slice (runSlice answers them first), so no query waits for graph work. Their
 // graph walks and sparse-only searches run side by side on up to queryThreads native
-// threads (EngineIndex queryBatch), all done before the answers are posted: the graphs still have one owner
-// thread, and no change is applied while they are searched. Each query was checked
-// against its minSeq when it arrived and is answered from a state at least that new (the
-// seq in its answer is the one at that moment). A lone query is a batch of one. A message
-// that closes, reloads or flushes an index answers the batch first (answer()), so no
-// query that arrived before it is overtaken.
+// threads (EngineIndex queryBatch), all done before the answers are posted: the graphs
+// still have one owner thread, and no change is applied while they are searched. Each
+// query was checked against its minSeq when it arrived and is answered from a state at
+// least that new (the seq in its answer is the one at that moment). A lone query is a
+// batch of one. A message that closes, reloads or flushes an index answers the batch
+// first (answer()), so no query that arrived before it is overtaken.
 let batch: Extract<EngineCall, { op: 'query' }>[] = [];
 
 function batchQuery(msg: Extract<EngineCall, { op: 'query' }>): void {
@@ -306,7 +306,7 @@ function answerBatch(): void {
       // The index may have closed or begun reloading since these queries arrived.
       const engine = ready(indexId);
       const seq = indexes.get(indexId)?.seq ?? 0;
-      const answers = msgs.length === 1 ? [engine.query(msgs[0].query)] : engine.queryBatch(msgs.map((m) => m.query), settings.queryThreads);
+      const answers = engine.queryBatch(msgs.map((m) => m.query), settings.queryThreads);
       msgs.forEach((msg, i) => post({ type: 'reply', op: 'query', reqId: msg.reqId, result: { matches: answers[i], seq } }));
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
