@@ -53,33 +53,57 @@ typedef float v8f __attribute__((vector_size(32)));
 #define CLONES
 #endif
 
+// Four accumulators side by side, each over every fourth group of 8 dimensions: one
+// accumulator chains every addition behind the previous one (no FMA here, see above),
+// and that latency, not memory, bounded the scan (40k × 384: 5.4 → 3.9 ms). The order
+// of the float32 additions does not matter to the bound: γₙ holds for any summation
+// tree of n terms.
 CLONES
 float dot(const float* q, const float* d, uint32_t dim) {
-  v8f acc = {0, 0, 0, 0, 0, 0, 0, 0};
+  v8f acc[4] = {};
   uint32_t i = 0;
+  for (; i + 32 <= dim; i += 32) {
+    for (int j = 0; j < 4; j++) {
+      v8f a, b;
+      std::memcpy(&a, q + i + 8 * j, sizeof a);
+      std::memcpy(&b, d + i + 8 * j, sizeof b);
+      acc[j] += a * b;
+    }
+  }
   for (; i + 8 <= dim; i += 8) {
     v8f a, b;
     std::memcpy(&a, q + i, sizeof a);
     std::memcpy(&b, d + i, sizeof b);
-    acc += a * b;
+    acc[0] += a * b;
   }
-  float s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  const v8f sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  float s = ((sum[0] + sum[1]) + (sum[2] + sum[3])) + ((sum[4] + sum[5]) + (sum[6] + sum[7]));
   for (; i < dim; i++) s += q[i] * d[i];
   return s;
 }
 
 CLONES
 float l2(const float* q, const float* d, uint32_t dim) {
-  v8f acc = {0, 0, 0, 0, 0, 0, 0, 0};
+  v8f acc[4] = {};
   uint32_t i = 0;
+  for (; i + 32 <= dim; i += 32) {
+    for (int j = 0; j < 4; j++) {
+      v8f a, b;
+      std::memcpy(&a, q + i + 8 * j, sizeof a);
+      std::memcpy(&b, d + i + 8 * j, sizeof b);
+      const v8f t = a - b;
+      acc[j] += t * t;
+    }
+  }
   for (; i + 8 <= dim; i += 8) {
     v8f a, b;
     std::memcpy(&a, q + i, sizeof a);
     std::memcpy(&b, d + i, sizeof b);
-    v8f t = a - b;
-    acc += t * t;
+    const v8f t = a - b;
+    acc[0] += t * t;
   }
-  float s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  const v8f sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  float s = ((sum[0] + sum[1]) + (sum[2] + sum[3])) + ((sum[4] + sum[5]) + (sum[6] + sum[7]));
   for (; i < dim; i++) {
     float t = q[i] - d[i];
     s += t * t;
