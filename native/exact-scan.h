@@ -1,5 +1,6 @@
 // The exact scan's native pre-pass (exact-scan.cc): candidates(query, metric, chunks,
-// chunkShift, norms, labels, count, k, out) → how many labels it wrote to out; and
+// chunkShift, norms, labels, count, k, out, codes, params) → how many labels it wrote to
+// out; and
 // denseScores(query, metric, chunks, chunkShift, norms, labels, count, qNorm, out), the
 // exact dense parts Scorer.denseScore() computes.
 #pragma once

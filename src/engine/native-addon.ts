@@ -8,9 +8,12 @@ export interface NativeAddon {
   /**
    * The exact scan's pre-pass (native/exact-scan.cc; used by vectors/exact-scan.ts):
    * writes to `out` the labels of `labels[0..count)` that can be among the best `k` and
-   * returns how many.
+   * returns how many; a label the arena has int8 codes of (`codes`, `params`: its
+   * codeLists) is scored from them.
    */
-  candidates(...args: [...ScanNativeArgs, k: number, out: Uint32Array]): number;
+  candidates(
+    ...args: [...ScanNativeArgs, k: number, out: Uint32Array, codes: readonly (Int8Array | undefined)[], params: readonly (Float32Array | undefined)[]]
+  ): number;
   /**
    * Exact dense parts of labels[0..count)'s scores into out (native/exact-scan.cc; used by
    * vectors/exact-scan.ts): bit for bit what Scorer.denseScore() computes, `qNorm` its query norm.

@@ -21,6 +21,10 @@
 //   until then the old graph keeps answering.
 // - The columns hold exactly the live labels: a label's fields are replaced on upsert and
 //   cleared on remove, so a filter never matches a deleted or outdated record.
+// - A record waiting in the serving graph's tail has int8 codes in the arena (arena.ts),
+//   which the tail scan reads; they are dropped when its insert slice takes it, when it is
+//   removed and with the graph. A missing code only costs speed (the scan reads the
+//   floats); a stale one cannot exist (storing a vector drops its label's codes).
 import type { FilterNode } from './filter.js';
 import { GraphError, HnswGraph } from './graph/hnsw-graph.js';
 import type { NamespaceToWrite } from './snapshot/snapshot-files.js';
@@ -227,8 +231,9 @@ export class VectorSet {
       g.invalidate(label);
       g.enqueue(label);
     });
+    if (vectorChanged && this.graph) this.arena.code(label);
     if (!this.graph && !this.graphBroken && this.dim > 0 && this.labels.size >= this.options.graphMinRecords) {
-      this.graph = this.freshGraph();
+      this.serveFreshGraph();
     }
   }
 
@@ -236,6 +241,7 @@ export class VectorSet {
     const label = this.labels.release(id);
     if (label === undefined) return;
     this.graphs((g) => g.invalidate(label));
+    this.arena.uncode(label);
     this.sparse.remove(label);
     this.columns.remove(label);
     if (this.graph && this.labels.size < this.options.graphMinRecords / 2) this.close();
@@ -332,12 +338,16 @@ export class VectorSet {
     if (failure !== undefined) {
       this.close();
       this.events?.graphLoadFailed(new GraphError(failure));
-      if (this.labels.size >= this.options.graphMinRecords) this.graph = this.freshGraph();
+      if (this.labels.size >= this.options.graphMinRecords) this.serveFreshGraph();
       return;
     }
     this.graphs((g) => {
       for (const label of freed) g.invalidate(label);
-      for (const label of this.live()) if (!g.has(label)) g.enqueue(label);
+      for (const label of this.live()) {
+        if (g.has(label)) continue;
+        g.enqueue(label);
+        if (g === this.graph) this.arena.code(label);
+      }
     });
     if (this.graph && this.labels.size < this.options.graphMinRecords / 2) this.close();
   }
@@ -354,6 +364,11 @@ export class VectorSet {
       writeGraph: (file) => graph.writeSync(file),
       writeGraphInBackground: (file) => graph.writeInBackground(file),
     };
+  }
+
+  /** Bytes of the tail's int8 codes (arena.ts), 0 once every record is in the graph. */
+  get tailCodeBytes(): number {
+    return this.arena.codeBytes;
   }
 
   /** Records searched exactly because they are not yet in a graph (0 without a graph). */
@@ -589,6 +604,12 @@ export class VectorSet {
     return this.graph !== undefined && this.graph.deletedFraction > REBUILD_DELETED_FRACTION;
   }
 
+  /** A fresh graph answers from now on; every record is in its tail, so all are coded (arena.ts). */
+  private serveFreshGraph(): void {
+    this.graph = this.freshGraph();
+    for (const label of this.live()) this.arena.code(label);
+  }
+
   private freshGraph(): HnswGraph {
     const graph = HnswGraph.create(this.metric, this.dim, Math.ceil(this.labels.size * 1.5));
     for (const label of this.live()) graph.enqueue(label);
@@ -609,6 +630,7 @@ export class VectorSet {
     this.graphs((g) => g.close());
     this.graph = undefined;
     this.rebuild = undefined;
+    this.arena.uncodeAll(); // no graph, no tail
   }
 
   private dropBrokenGraph(err: unknown): void {
@@ -623,6 +645,7 @@ export class VectorSet {
     }
     this.graph = undefined;
     this.rebuild = undefined;
+    this.arena.uncodeAll();
     this.graphBroken = true;
     this.events?.graphFailed(err);
   }

@@ -43,6 +43,7 @@ for (const [metric, seed] of [['cosine', 101], ['euclidean', 202], ['dotproduct'
 
     it('answers exactly while every record is still in the tail', () => {
       assert.equal(set.unindexed, N);
+      assert.ok(set.tailCodeBytes >= N * DIM, 'the tail is scanned from int8 codes');
       for (let q = 0; q < 5; q++) {
         const dense = randomVector(rand);
         assert.deepEqual(set.search({ dense, topK: 10 }), set.search({ dense, topK: 10, exact: true }));
@@ -52,6 +53,7 @@ for (const [metric, seed] of [['cosine', 101], ['euclidean', 202], ['dotproduct'
     it('reaches recall@10 >= 0.95 once indexed, with exact scores on every hit', () => {
       drain(set);
       assert.equal(set.unindexed, 0);
+      assert.equal(set.tailCodeBytes, 0, 'no tail, no codes');
       let total = 0;
       const Q = 60;
       for (let q = 0; q < Q; q++) {

@@ -202,6 +202,7 @@ export class HnswGraph {
         const label = this.queue[this.head++];
         if (!this.queued[label]) continue;
         this.queued[label] = 0;
+        arena.uncode(label); // leaves the tail: no query scans it any more
         if (!isLive(label) || this.indexed[label]) continue;
         this.batchLabels[n] = label;
         this.batchVectors.set(arena.view(label), n * this.dim);

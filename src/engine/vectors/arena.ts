@@ -9,6 +9,17 @@
 // query behind it) and hold up to half its capacity unused (growth by 1.5× left 1.4×
 // the raw bytes resident). Only chunk 0 grows, by half, up to a full chunk, so a small
 // namespace does not hold a whole chunk.
+//
+// Int8 codes (code(), uncode()): the vectors of a graph's tail — the records a query must
+// scan one by one until their slice inserts them — are also kept as int8 codes, which the
+// native pre-pass reads instead of the floats (native/exact-scan.cc says why that is still
+// exact, and why faster). Per coded label: codes cᵢ = round(vᵢ / s) with s = max|vᵢ| / 127,
+// and params [s, e, ‖c‖₁] with e ≥ max|vᵢ − s·cᵢ| measured here (rounded up to float32),
+// so the bound holds whatever the rounding did. Invariant: a label's codes are of its
+// current vector — set() uncodes before it stores, so a code is never stale. A label not
+// coded is scanned from its floats; codes are an accelerator, never the answer. Chunks of
+// codes are laid out as the vectors' and freed once none of their labels is coded, so the
+// codes cost memory only while a tail exists.
 export const CHUNK_SHIFT = 10;
 const CHUNK_VECTORS = 1 << CHUNK_SHIFT;
 const CHUNK_MASK = CHUNK_VECTORS - 1;
@@ -17,6 +28,12 @@ const INITIAL_VECTORS = 64;
 export class VectorArena {
   private readonly chunks: Float32Array[] = [];
   private normsArray = new Float64Array(INITIAL_VECTORS);
+  /** Per chunk: the int8 codes of its coded labels, or undefined when it has none. */
+  private readonly codeChunks: (Int8Array | undefined)[] = [];
+  /** Per chunk: [s, e, ‖c‖₁] per label, s NaN when the label is not coded. */
+  private readonly paramChunks: (Float32Array | undefined)[] = [];
+  /** Per chunk: how many of its labels are coded. */
+  private readonly codedCounts: number[] = [];
 
   constructor(readonly dim: number) {
     if (dim > 0) this.chunks.push(new Float32Array(INITIAL_VECTORS * dim));
@@ -45,6 +62,7 @@ export class VectorArena {
   /** Stores a vector (zeros when absent) under `label`, growing as needed. */
   set(label: number, values: Float32Array | undefined): void {
     if (this.dim === 0) return;
+    this.uncode(label);
     this.ensure(label + 1, false);
     const chunk = this.chunk(label);
     const base = this.offset(label);
@@ -78,9 +96,74 @@ export class VectorArena {
     return this.chunk(label).subarray(base, base + this.dim);
   }
 
+  /** Keeps int8 codes of `label`'s current vector (see the top of this file). */
+  code(label: number): void {
+    if (this.dim === 0 || label >= this.normsArray.length) return;
+    const c = label >>> CHUNK_SHIFT;
+    const slot = label & CHUNK_MASK;
+    let codes = this.codeChunks[c];
+    let params = this.paramChunks[c];
+    if (!codes || !params) {
+      codes = this.codeChunks[c] = new Int8Array(CHUNK_VECTORS * this.dim);
+      params = this.paramChunks[c] = new Float32Array(CHUNK_VECTORS * 3).fill(NaN);
+      this.codedCounts[c] = 0;
+    }
+    if (params[slot * 3] !== params[slot * 3]) this.codedCounts[c]++;
+    const v = this.view(label);
+    let max = 0;
+    for (let i = 0; i < this.dim; i++) max = Math.max(max, Math.abs(v[i]));
+    const s = Math.fround(max / 127);
+    const base = slot * this.dim;
+    let error = 0;
+    let l1 = 0;
+    for (let i = 0; i < this.dim; i++) {
+      const code = s > 0 ? Math.max(-127, Math.min(127, Math.round(v[i] / s))) : 0;
+      codes[base + i] = code;
+      l1 += Math.abs(code);
+      error = Math.max(error, Math.abs(v[i] - s * code));
+    }
+    params[slot * 3] = s;
+    // Rounded up: float32 rounding is at most 2⁻²⁴ relative (2⁻¹⁴⁹ absolute when subnormal).
+    params[slot * 3 + 1] = Math.fround(error * (1 + 2 ** -20) + 2 ** -148);
+    params[slot * 3 + 2] = l1; // an integer below 2²⁴: exact
+  }
+
+  /** Drops `label`'s codes (it is scanned from its floats again), freeing a chunk left with none. */
+  uncode(label: number): void {
+    const c = label >>> CHUNK_SHIFT;
+    const params = this.paramChunks[c];
+    const at = (label & CHUNK_MASK) * 3;
+    if (!params || params[at] !== params[at]) return;
+    params[at] = NaN;
+    if (--this.codedCounts[c] === 0) {
+      this.codeChunks[c] = undefined;
+      this.paramChunks[c] = undefined;
+    }
+  }
+
+  /** Drops every label's codes. */
+  uncodeAll(): void {
+    this.codeChunks.length = 0;
+    this.paramChunks.length = 0;
+    this.codedCounts.length = 0;
+  }
+
+  /** The codes' chunks and their params' (native pre-pass; read-only for callers). */
+  get codeLists(): [readonly (Int8Array | undefined)[], readonly (Float32Array | undefined)[]] {
+    return [this.codeChunks, this.paramChunks];
+  }
+
+  /** Bytes of the int8 codes held (for the memory breakdown). */
+  get codeBytes(): number {
+    let n = 0;
+    for (const c of this.codeChunks) n += c?.byteLength ?? 0;
+    for (const p of this.paramChunks) n += p?.byteLength ?? 0;
+    return n;
+  }
+
   /** Bytes held (for the memory breakdown). */
   get bytes(): number {
-    let n = this.normsArray.byteLength;
+    let n = this.normsArray.byteLength + this.codeBytes;
     for (const c of this.chunks) n += c.byteLength;
     return n;
   }

@@ -112,7 +112,7 @@ export class Scorer {
   prefilter(labels: Uint32Array, count: number, k: number, out: Uint32Array): Uint32Array | undefined {
     const dense = this.q.dense;
     if (!this.canPrefilter || !nativeAddon || !dense || count <= Math.max(k, NATIVE_MIN_LABELS)) return undefined;
-    const n = nativeAddon.candidates(dense, METRIC_CODE[this.metric], this.arena.chunkList, CHUNK_SHIFT, this.arena.norms, labels, count, k, out);
+    const n = nativeAddon.candidates(dense, METRIC_CODE[this.metric], this.arena.chunkList, CHUNK_SHIFT, this.arena.norms, labels, count, k, out, ...this.arena.codeLists);
     return out.subarray(0, n);
   }
 

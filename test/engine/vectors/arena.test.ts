@@ -53,3 +53,36 @@ test('a dimension-0 arena (sparse-only index) holds nothing and accepts sets', (
   arena.reserve(100);
   assert.equal(arena.bytes, arena.norms.byteLength);
 });
+
+test('int8 codes: kept per label until uncoded or the label is set again, each chunk freed with its last code', () => {
+  const dim = 8;
+  const arena = new VectorArena(dim);
+  for (let label = 0; label < 3000; label++) arena.set(label, vec(label, dim));
+  assert.equal(arena.codeBytes, 0);
+  const coded = (label: number): boolean => {
+    const params = arena.codeLists[1][label >>> 10];
+    return params !== undefined && !Number.isNaN(params[(label & 1023) * 3]);
+  };
+  for (const label of [5, 6, 2047, 2048]) arena.code(label);
+  assert.deepEqual([5, 6, 7, 2047, 2048].map(coded), [true, true, false, true, true]);
+  // The codes and the measured error reproduce every value within that error.
+  const [codes, params] = arena.codeLists;
+  const v = arena.view(2047);
+  const [s, e] = [params[1]![1023 * 3], params[1]![1023 * 3 + 1]];
+  for (let i = 0; i < dim; i++) assert.ok(Math.abs(v[i] - s * codes[1]![1023 * dim + i]) <= e, `component ${i}`);
+  assert.equal(params[1]![1023 * 3 + 2], Array.from(codes[1]!.subarray(1023 * dim, 1024 * dim)).reduce((a, c) => a + Math.abs(c), 0));
+  // A new vector drops the old codes: a code is never of a vector the label no longer holds.
+  arena.set(5, vec(99, dim));
+  assert.equal(coded(5), false);
+  arena.uncode(6);
+  assert.equal(coded(6), false);
+  assert.equal(arena.codeLists[0][0], undefined, 'chunk 0 had no code left: freed');
+  assert.ok(arena.codeLists[0][1] !== undefined);
+  arena.uncode(2047);
+  arena.uncode(2048);
+  assert.equal(arena.codeBytes, 0);
+  arena.code(3);
+  arena.uncodeAll();
+  assert.equal(arena.codeBytes, 0);
+  assert.equal(coded(3), false);
+});

@@ -1,7 +1,8 @@
 // The native pre-pass (native/exact-scan.cc) may only drop labels that cannot be in the
 // best k: bestOf with it must equal a plain JavaScript ranking of every label, on data
 // built to stress its error bound (ties, near-ties, float32 overflow and underflow,
-// zero vectors under cosine).
+// zero vectors under cosine), scoring from the floats and from int8 codes (arena.code(),
+// as for a graph's tail), with coded and uncoded labels mixed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Metric } from '../../../src/engine/model.js';
@@ -30,11 +31,13 @@ function reference(scorer: Scorer, labels: number[], k: number, idOf: (l: number
   return ranked.slice(0, k).map((r) => ({ label: r.label, id: r.id, score: scorer.score(r.rank) }));
 }
 
-const cases: { name: string; scale: number; dim: number }[] = [
+const cases: { name: string; scale: number; dim: number; spike?: number }[] = [
   { name: 'unit-scale values', scale: 1, dim: 384 },
   { name: 'values near float32 underflow', scale: 1e-22, dim: 96 },
   { name: 'values whose products overflow float32', scale: 1e20, dim: 33 },
   { name: 'an odd dimension', scale: 3, dim: 13 },
+  { name: 'subnormal float32 values (codes scale 0)', scale: 1e-41, dim: 24 },
+  { name: 'one component far larger than the rest (codes of the rest round to 0)', scale: 1, dim: 40, spike: 1e4 },
 ];
 
 for (const metric of ['cosine', 'euclidean', 'dotproduct'] as Metric[]) {
@@ -52,6 +55,7 @@ for (const metric of ['cosine', 'euclidean', 'dotproduct'] as Metric[]) {
           v[0] = Math.fround(v[0] * (1 + 2 ** -22)); // near-ties, one float32 ulp or two apart
         } else if (label % 501 === 7) v = new Float32Array(c.dim); // zero vector
         else v = Float32Array.from({ length: c.dim }, () => (rnd() - 0.5) * c.scale);
+        if (c.spike && label % 3 === 0) v[label % c.dim] = Math.fround(c.spike * (rnd() - 0.5));
         base.push(v);
         arena.set(label, v);
       }
@@ -59,9 +63,15 @@ for (const metric of ['cosine', 'euclidean', 'dotproduct'] as Metric[]) {
       const idOf = (l: number): string => `id-${String(l).padStart(5, '0')}`;
       for (let q = 0; q < 20; q++) {
         const query = q % 5 === 0 ? base[(q * 31) % n].slice() : Float32Array.from({ length: c.dim }, () => (rnd() - 0.5) * c.scale);
-        for (const k of [1, 10, 100]) {
-          const scorer = new Scorer(metric, arena, { dense: query });
-          assert.deepEqual(bestOf(labels, k, scorer, idOf), reference(scorer, labels, k, idOf), `query ${q}, k ${k}`);
+        if (c.spike && q % 2 === 1) query[q % c.dim] = c.spike;
+        for (const coded of [false, true]) {
+          // Two labels in three coded, the rest scored from floats, in the same call.
+          if (coded) for (let label = 0; label < n; label++) if (label % 3 !== 1) arena.code(label);
+          for (const k of [1, 10, 100]) {
+            const scorer = new Scorer(metric, arena, { dense: query });
+            assert.deepEqual(bestOf(labels, k, scorer, idOf), reference(scorer, labels, k, idOf), `query ${q}, k ${k}, ${coded ? 'codes' : 'floats'}`);
+          }
+          arena.uncodeAll();
         }
         // denseScores: bit for bit denseScore, in any label order and any count (groups of four and a remainder).
         const scorer = new Scorer(metric, arena, { dense: query });
@@ -75,6 +85,34 @@ for (const metric of ['cosine', 'euclidean', 'dotproduct'] as Metric[]) {
   }
 }
 
+test('int8 codes prune: over well-spread data the coded pre-pass keeps a small share of the labels, and those hold the best k', () => {
+  const dim = 384;
+  const n = 20000;
+  const arena = new VectorArena(dim);
+  const rnd = prng(11);
+  const centres = Array.from({ length: 50 }, () => Float32Array.from({ length: dim }, () => rnd() - 0.5));
+  for (let label = 0; label < n; label++) {
+    const c = centres[label % 50];
+    arena.set(label, Float32Array.from({ length: dim }, (_, i) => c[i] + 0.5 * (rnd() - 0.5)));
+    arena.code(label);
+  }
+  const labels = Uint32Array.from({ length: n }, (_, i) => i);
+  const out = new Uint32Array(n);
+  for (const metric of [0, 1, 2] as const) {
+    for (let q = 0; q < 5; q++) {
+      const query = Float32Array.from({ length: dim }, (_, i) => centres[q][i] + 0.5 * (rnd() - 0.5));
+      const kept = nativeAddon!.candidates(query, metric, arena.chunkList, 10, arena.norms, labels, n, 10, out, ...arena.codeLists);
+      // Random data's 10th best stands well clear of most labels, so the bound (a few
+      // hundredths of the score spread) leaves few candidates; keeping them all would not.
+      assert.ok(kept >= 10 && kept < n / 20, `metric ${metric}, query ${q}: kept ${kept} of ${n}`);
+      const scorer = new Scorer((['cosine', 'euclidean', 'dotproduct'] as const)[metric], arena, { dense: query });
+      const keptSet = new Set(out.subarray(0, kept));
+      const all = Array.from(labels);
+      for (const hit of reference(scorer, all, 10, String)) assert.ok(keptSet.has(hit.label), `metric ${metric}, query ${q}: best label ${hit.label} dropped`);
+    }
+  }
+});
+
 test('the native call rejects malformed arguments with a TypeError instead of reading out of bounds', () => {
   assert.ok(nativeAddon);
   const arena = new VectorArena(4);
@@ -82,7 +120,7 @@ test('the native call rejects malformed arguments with a TypeError instead of re
   const out = new Uint32Array(100);
   const labels = Uint32Array.from({ length: 100 }, (_, i) => i);
   const call = (over: Partial<{ labels: Uint32Array; count: number; out: Uint32Array; query: Float32Array }>): number =>
-    nativeAddon!.candidates(over.query ?? Float32Array.of(1, 0, 0, 0), 2, arena.chunkList, 10, arena.norms, over.labels ?? labels, over.count ?? 100, 5, over.out ?? out);
+    nativeAddon!.candidates(over.query ?? Float32Array.of(1, 0, 0, 0), 2, arena.chunkList, 10, arena.norms, over.labels ?? labels, over.count ?? 100, 5, over.out ?? out, [], []);
   assert.equal(call({}) >= 5, true);
   assert.throws(() => call({ labels: Uint32Array.of(5000, ...labels.subarray(1)) }), TypeError); // a label past the arena
   assert.throws(() => call({ count: 101 }), TypeError); // count past the labels
@@ -97,4 +135,26 @@ test('the native call rejects malformed arguments with a TypeError instead of re
   assert.throws(() => dense({ count: 101 }), TypeError);
   assert.throws(() => dense({ out: new Float64Array(10) }), TypeError);
   assert.throws(() => dense({ query: new Float32Array(0) }), TypeError);
+});
+
+test('a label set to a new vector is scored from the new one, never from codes of the old', () => {
+  const dim = 64;
+  const arena = new VectorArena(dim);
+  const rnd = prng(5);
+  const n = 2000;
+  for (let label = 0; label < n; label++) {
+    arena.set(label, Float32Array.from({ length: dim }, () => rnd() - 0.5));
+    arena.code(label);
+  }
+  const query = Float32Array.from({ length: dim }, () => rnd() - 0.5);
+  // Label 77 becomes the query itself: the best match under every metric.
+  arena.set(77, query.slice());
+  arena.code(78);
+  const labels = Array.from({ length: n }, (_, i) => i);
+  for (const metric of ['cosine', 'euclidean', 'dotproduct'] as Metric[]) {
+    const scorer = new Scorer(metric, arena, { dense: query });
+    const best = bestOf(labels, 5, scorer, String);
+    assert.deepEqual(best, reference(scorer, labels, 5, String), metric);
+    if (metric !== 'dotproduct') assert.equal(best[0].label, 77, metric);
+  }
 });
