@@ -18,6 +18,8 @@ napi_value Init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "candidates", fn);
   napi_create_function(env, "denseScores", NAPI_AUTO_LENGTH, DenseScores, nullptr, &fn);
   napi_set_named_property(env, exports, "denseScores", fn);
+  napi_create_function(env, "codeVector", NAPI_AUTO_LENGTH, CodeVector, nullptr, &fn);
+  napi_set_named_property(env, exports, "codeVector", fn);
   napi_create_function(env, "cpuFeatures", NAPI_AUTO_LENGTH, CpuFeatures, nullptr, &fn);
   napi_set_named_property(env, exports, "cpuFeatures", fn);
   napi_create_function(env, "float32Json", NAPI_AUTO_LENGTH, Float32Json, nullptr, &fn);

@@ -20,6 +20,11 @@ export interface NativeAddon {
    */
   denseScores(...args: [...ScanNativeArgs, qNorm: number, out: Float64Array]): void;
   /**
+   * One vector's int8 codes into codes[codesAt..+dim) and [scale, error, L1] into
+   * params[paramsAt..+3) (native/exact-scan.cc; used by vectors/arena.ts code()).
+   */
+  codeVector(values: Float32Array, codes: Int8Array, codesAt: number, params: Float32Array, paramsAt: number): void;
+  /**
    * Sparse search over one namespace's inverted index (native/sparse-search.cc; used by
    * sparse/sparse-index.ts, which rescores what they return). The first five arguments
    * are a query and the index (SparseNativeArgs). sparseSearch: every label that may be

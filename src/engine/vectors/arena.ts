@@ -14,12 +14,15 @@
 // scan one by one until their slice inserts them — are also kept as int8 codes, which the
 // native pre-pass reads instead of the floats (native/exact-scan.cc says why that is still
 // exact, and why faster). Per coded label: codes cᵢ = round(vᵢ / s) with s = max|vᵢ| / 127,
-// and params [s, e, ‖c‖₁] with e ≥ max|vᵢ − s·cᵢ| measured here (rounded up to float32),
+// and params [s, e, ‖c‖₁] with e ≥ max|vᵢ − s·cᵢ| measured when coded (rounded up to float32),
 // so the bound holds whatever the rounding did. Invariant: a label's codes are of its
 // current vector — set() uncodes before it stores, so a code is never stale. A label not
 // coded is scanned from its floats; codes are an accelerator, never the answer. Chunks of
 // codes are laid out as the vectors' and freed once none of their labels is coded, so the
-// codes cost memory only while a tail exists.
+// codes cost memory only while a tail exists. Without the native addon nothing reads
+// codes (the JavaScript scan scores every label from its floats), so none are kept.
+import { nativeAddon } from '../native-addon.js';
+
 export const CHUNK_SHIFT = 10;
 const CHUNK_VECTORS = 1 << CHUNK_SHIFT;
 const CHUNK_MASK = CHUNK_VECTORS - 1;
@@ -96,9 +99,9 @@ export class VectorArena {
     return this.chunk(label).subarray(base, base + this.dim);
   }
 
-  /** Keeps int8 codes of `label`'s current vector (see the top of this file). */
+  /** Keeps int8 codes of `label`'s current vector (see the top of this file; made natively). */
   code(label: number): void {
-    if (this.dim === 0 || label >= this.normsArray.length) return;
+    if (this.dim === 0 || label >= this.normsArray.length || !nativeAddon) return;
     const c = label >>> CHUNK_SHIFT;
     const slot = label & CHUNK_MASK;
     let codes = this.codeChunks[c];
@@ -109,23 +112,7 @@ export class VectorArena {
       this.codedCounts[c] = 0;
     }
     if (params[slot * 3] !== params[slot * 3]) this.codedCounts[c]++;
-    const v = this.view(label);
-    let max = 0;
-    for (let i = 0; i < this.dim; i++) max = Math.max(max, Math.abs(v[i]));
-    const s = Math.fround(max / 127);
-    const base = slot * this.dim;
-    let error = 0;
-    let l1 = 0;
-    for (let i = 0; i < this.dim; i++) {
-      const code = s > 0 ? Math.max(-127, Math.min(127, Math.round(v[i] / s))) : 0;
-      codes[base + i] = code;
-      l1 += Math.abs(code);
-      error = Math.max(error, Math.abs(v[i] - s * code));
-    }
-    params[slot * 3] = s;
-    // Rounded up: float32 rounding is at most 2⁻²⁴ relative (2⁻¹⁴⁹ absolute when subnormal).
-    params[slot * 3 + 1] = Math.fround(error * (1 + 2 ** -20) + 2 ** -148);
-    params[slot * 3 + 2] = l1; // an integer below 2²⁴: exact
+    nativeAddon.codeVector(this.view(label), codes, slot * this.dim, params, slot * 3);
   }
 
   /** Drops `label`'s codes (it is scanned from its floats again), freeing a chunk left with none. */

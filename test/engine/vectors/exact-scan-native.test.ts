@@ -126,6 +126,14 @@ test('the native call rejects malformed arguments with a TypeError instead of re
   assert.throws(() => call({ count: 101 }), TypeError); // count past the labels
   assert.throws(() => call({ out: new Uint32Array(10) }), TypeError); // out too small
   assert.throws(() => call({ query: new Float32Array(0) }), TypeError);
+  const codes = new Int8Array(8);
+  const params = new Float32Array(3);
+  assert.throws(() => nativeAddon!.codeVector(Float32Array.of(1, 2, 3, 4), codes, 5, params, 0), TypeError); // codes past the end
+  assert.throws(() => nativeAddon!.codeVector(Float32Array.of(1, 2, 3, 4), codes, 0, params, 1), TypeError); // params past the end
+  assert.throws(() => nativeAddon!.codeVector(Float32Array.of(1, 2, 3, 4), new Uint8Array(8) as unknown as Int8Array, 0, params, 0), TypeError);
+  nativeAddon!.codeVector(Float32Array.of(1, -2, 3, 127), codes, 4, params, 0);
+  assert.deepEqual([...codes.subarray(4)], [1, -2, 3, 127]);
+  assert.deepEqual([...params], [1, 0 + 2 ** -148, 133].map(Math.fround));
   const scores = new Float64Array(100);
   const dense = (over: Partial<{ labels: Uint32Array; count: number; out: Float64Array; query: Float32Array }>): void =>
     nativeAddon!.denseScores(over.query ?? Float32Array.of(1, 0, 0, 0), 2, arena.chunkList, 10, arena.norms, over.labels ?? labels, over.count ?? 100, 1, over.out ?? scores);
