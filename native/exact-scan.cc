@@ -197,6 +197,31 @@ class Codes {
   size_t dim_;
 };
 
+// The int8 codes of dim values (the format at the top of this file): s = max|vᵢ| / 127
+// rounded to float32, cᵢ = vᵢ / s rounded within ±127; returns [s, e, ‖c‖₁] with e the
+// largest |vᵢ − s·cᵢ| (exact in float64: s·cᵢ has at most 31 significant bits). Any
+// rounding of cᵢ will do, as e is measured after it: a product and a truncation, which
+// compile inline, where nearbyint() is a library call on baseline x86-64. The one rule
+// for vectors (codeVector) and queries (candidates).
+struct Coded {
+  double scale, error, l1;
+};
+Coded codeValues(const float* v, size_t dim, int8_t* codes) {
+  double max = 0;
+  for (size_t i = 0; i < dim; i++) max = std::max(max, std::fabs(double(v[i])));
+  const double scale = double(float(max / 127.0));
+  const double inverse = scale > 0 ? 1 / scale : 0;
+  double error = 0, l1 = 0;
+  for (size_t i = 0; i < dim; i++) {
+    const double x = double(v[i]) * inverse;
+    const double c = std::min(127.0, std::max(-127.0, double(int32_t(x + (x >= 0 ? 0.5 : -0.5)))));
+    codes[i] = int8_t(c);
+    l1 += std::fabs(c);
+    error = std::max(error, std::fabs(double(v[i]) - scale * c));
+  }
+  return {scale, error, l1};
+}
+
 // Σ a·b over int8 codes, exact in int32 (|a·b| ≤ 127², dim ≤ 20,000). With AVX2: 16
 // codes widened to int16 and multiplied and pair-summed to int32 in one instruction
 // (vpmaddwd), which the compiler does not find for the plain loop (it widens twice: about
@@ -354,16 +379,11 @@ napi_value Candidates(napi_env env, napi_callback_info info) {
   std::vector<int8_t> qCodes;
   double qScale = 0, qError = 0, qL1 = 0;
   const auto codeQuery = [&] {
-    double max = 0;
-    for (size_t i = 0; i < dim; i++) max = std::max(max, std::fabs(double(q[i])));
-    qScale = double(float(max / 127.0));
     qCodes.resize(dim);
-    for (size_t i = 0; i < dim; i++) {
-      const double c = qScale > 0 ? std::min(127.0, std::max(-127.0, std::nearbyint(double(q[i]) / qScale))) : 0.0;
-      qCodes[i] = int8_t(c);
-      qError = std::max(qError, std::fabs(double(q[i]) - qScale * c));
-      qL1 += std::fabs(double(q[i]));
-    }
+    const Coded coded = codeValues(q, dim, qCodes.data());
+    qScale = coded.scale;
+    qError = coded.error;
+    for (size_t i = 0; i < dim; i++) qL1 += std::fabs(double(q[i]));  // ‖q‖₁ of the values, not the codes
   };
   // hi per label, and the k largest lo so far in a min-heap (k < count here): its root
   // ends as the k-th largest lo. (Copying every lo and nth_element over them cost ~0.5 ms
@@ -480,10 +500,8 @@ napi_value DenseScores(napi_env env, napi_callback_info info) {
 }
 
 // codeVector(values, codes, codesAt, params, paramsAt): the int8 codes of one vector (the
-// arena's code(); the format is at the top of this file) into codes[codesAt..+dim) and
-// [s, e, ‖c‖₁] into params[paramsAt..+3): s = max|vᵢ| / 127 rounded to float32, cᵢ =
-// round(vᵢ / s) within ±127, e the largest |vᵢ − s·cᵢ| (exact in float64: s·cᵢ has at
-// most 31 significant bits) rounded up to float32, so the bound holds whatever the
+// arena's code(); codeValues()) into codes[codesAt..+dim) and [s, e, ‖c‖₁] into
+// params[paramsAt..+3), e rounded up to float32, so the bound holds whatever the
 // roundings did. Native because the arena codes every vector a write adds to a tail:
 // in JavaScript it took ~7 µs a 384-d vector, ten times the store itself (here ~1.4 µs).
 napi_value CodeVector(napi_env env, napi_callback_info info) {
@@ -504,24 +522,11 @@ napi_value CodeVector(napi_env env, napi_callback_info info) {
       size_t(codesAt) + dim > codesLength || size_t(paramsAt) + 3 > paramsLength) {
     return fail(env, "codeVector: codesAt or paramsAt leaves no room for the vector's codes");
   }
-  double max = 0;
-  for (size_t i = 0; i < dim; i++) max = std::max(max, std::fabs(double(v[i])));
-  const double scale = double(float(max / 127.0));
-  // Any rounding will do (e is measured after it): a product and a truncation, which
-  // compile inline, where nearbyint() is a library call on baseline x86-64.
-  const double inverse = scale > 0 ? 1 / scale : 0;
-  double error = 0, l1 = 0;
-  for (size_t i = 0; i < dim; i++) {
-    const double x = double(v[i]) * inverse;
-    const double c = std::min(127.0, std::max(-127.0, double(int32_t(x + (x >= 0 ? 0.5 : -0.5)))));
-    codes[codesAt + i] = int8_t(c);
-    l1 += std::fabs(c);
-    error = std::max(error, std::fabs(double(v[i]) - scale * c));
-  }
-  params[paramsAt] = float(scale);
+  const Coded coded = codeValues(v, dim, codes + codesAt);
+  params[paramsAt] = float(coded.scale);  // already a float32 value
   // Rounded up: float32 rounding is at most 2⁻²⁴ relative (2⁻¹⁵⁰ absolute when subnormal).
-  params[paramsAt + 1] = float(error * (1 + 0x1p-20) + 0x1p-148);
-  params[paramsAt + 2] = float(l1);  // an integer below 2²⁴ (dim ≤ 20,000): exact
+  params[paramsAt + 1] = float(coded.error * (1 + 0x1p-20) + 0x1p-148);
+  params[paramsAt + 2] = float(coded.l1);  // an integer below 2²⁴ (dim ≤ 20,000): exact
   napi_value undefined;
   napi_get_undefined(env, &undefined);
   return undefined;
