@@ -15,6 +15,7 @@
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { unavailable } from '../errors.js';
 import { RestartBackoff } from './restart-backoff.js';
+import { ReadsWaiting } from './worker/read-preemption.js';
 import { engineQueryDuration, engineQueueDepth, engineUnindexedRecords, engineWorkerRestarts } from '../metrics.js';
 import type { FilterNode } from './filter.js';
 import type { IndexShape } from './model.js';
@@ -26,6 +27,7 @@ import {
   type EngineQuery,
   type EngineReply,
   type EngineRequest,
+  isReadOp,
   type QueryAnswer,
 } from './protocol.js';
 
@@ -58,6 +60,8 @@ export class EngineShard {
   private readonly pending = new Map<number, Pending>();
   private readonly opened = new Map<string, OpenIndex>();
   private nextReqId = 1;
+  /** Reads posted to the current worker and not yet received by it (worker/read-preemption.ts). */
+  private readsWaiting = new ReadsWaiting();
   private stopped = false;
   /** Set between a worker's death and its replacement's start. */
   private down = false;
@@ -129,6 +133,11 @@ export class EngineShard {
     return this.call({ op: 'ids', indexId, namespace, filter, page, minSeq }, (r) => (r.op === 'ids' ? r.result : undefined));
   }
 
+  /** Reads posted to the current worker that it has not received yet (0 whenever it is idle). */
+  get readsNotReceived(): number {
+    return this.readsWaiting.value;
+  }
+
   /** False while the worker restarts or any index is still loading (GET /ready). */
   get searchable(): boolean {
     if (this.down) return false;
@@ -182,12 +191,16 @@ export class EngineShard {
       this.pending.set(reqId, { settle, fail: reject, call });
       // inc/dec, not set: every shard counts into the one gauge.
       engineQueueDepth.inc();
-      if (!this.down) this.worker.postMessage(call);
+      if (this.down) return;
+      if (isReadOp(call.op)) this.readsWaiting.posted();
+      this.worker.postMessage(call);
     });
   }
 
   private spawn(): Worker {
-    const workerData: EngineWorkerData = this.workerData;
+    // A fresh counter per worker: one that died may have left reads counted in it.
+    this.readsWaiting = new ReadsWaiting();
+    const workerData: EngineWorkerData = { ...this.workerData, readsWaiting: this.readsWaiting.buffer };
     const worker = new Worker(new URL('./worker/engine-worker.js', import.meta.url), { workerData });
     worker.on('message', (msg: EngineMessage) => this.onMessage(worker, msg));
     worker.on('error', (err) => this.onDeath(worker, err));

@@ -21,6 +21,11 @@ export interface EngineWorkerData {
    * alone, on the worker's thread.
    */
   queryThreads: number;
+  /**
+   * The counter of reads posted to this worker and not yet received
+   * (worker/read-preemption.ts); absent: slices never end early for a read.
+   */
+  readsWaiting?: SharedArrayBuffer;
 }
 
 /** What a worker starts with by default: the main thread's priority, inserts and queries on one thread. */
@@ -97,6 +102,14 @@ export interface EngineCalls {
 export type EngineOp = keyof EngineCalls;
 
 export type EngineCall = { [K in EngineOp]: { op: K; reqId: number } & EngineCalls[K]['args'] }[EngineOp];
+
+/** The calls that only read an index: each carries a minSeq and waits until the worker holds it. */
+export type ReadOp = 'query' | 'count' | 'ids';
+export type ReadCall = Extract<EngineCall, { op: ReadOp }>;
+
+export function isReadOp(op: string): op is ReadOp {
+  return op === 'query' || op === 'count' || op === 'ids';
+}
 
 /** Committed changes, in commit order. Not answered. */
 export interface ApplyMessage {

@@ -34,10 +34,11 @@ const RANDOM_SEED = 100;
 const INITIAL_CAPACITY = 1024;
 
 /**
- * Labels one native insert call takes per insert thread: a slice checks its deadline
- * between calls, so this bounds how far a slice overruns (16 inserts are ~5 ms at 384-d).
+ * Labels one native insert call takes per insert thread: a slice checks its deadline, and
+ * whether a read waits, between calls, so this bounds how far a slice overruns and how
+ * long a read waits for graph work (4 inserts are ~1.3 ms at 384-d).
  */
-const INSERT_BATCH_PER_THREAD = 16;
+const INSERT_BATCH_PER_THREAD = 4;
 
 export class GraphError extends Error {}
 
