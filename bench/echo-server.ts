@@ -1,10 +1,11 @@
 // The floor of any HTTP round trip on this machine: a bare `node:http` server in its own
 // process that reads the body and answers a small JSON document. Measured by the same
 // client, with the same query bodies, in the same run as Conifer, so "Conifer's p50 minus
-// hnswlib's p50" can be stated as a multiple of what HTTP alone costs.
+// hnswlib's p50" can be stated as a multiple of what HTTP alone costs, and Conifer's QPS
+// at concurrency 8 beside the most a Node HTTP server doing no work at all answers here.
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { Client } from './http.js';
+import { Client, runLoad } from './http.js';
 import { summarize, type LatencySummary } from './stats.js';
 
 // Runs in the child: no framework, no parsing, no logging.
@@ -48,17 +49,27 @@ export async function startChildServer(name: string, source: string): Promise<{ 
   }
 }
 
-/** p50 etc. of `count` sequential POSTs of `bodies` (cycled) to a bare node:http server. */
-export async function measureEcho(bodies: readonly string[], count: number): Promise<LatencySummary> {
+export interface EchoFigures {
+  /** `count` sequential POSTs. */
+  c1: LatencySummary;
+  /** Requests per second over `count` POSTs with 8 always in flight. */
+  qpsC8: number;
+}
+
+/** The bare node:http server answering `count` POSTs of `bodies` (cycled), first one at a time, then 8 at a time. */
+export async function measureEcho(bodies: readonly string[], count: number): Promise<EchoFigures> {
   const { proc, port } = await startChildServer('echo', ECHO_SOURCE);
   try {
-    const client = new Client('unused', 1);
+    const client = new Client('unused', 8);
     try {
       const url = `http://127.0.0.1:${port}/query`;
-      for (let i = 0; i < 50; i++) await client.request('POST', url, bodies[i % bodies.length]); // warm-up
+      const post = async (i: number): Promise<number> => (await client.request('POST', url, bodies[i % bodies.length])).ms;
+      for (let i = 0; i < 50; i++) await post(i); // warm-up
       const latencies: number[] = [];
-      for (let i = 0; i < count; i++) latencies.push((await client.request('POST', url, bodies[i % bodies.length])).ms);
-      return summarize(latencies);
+      for (let i = 0; i < count; i++) latencies.push(await post(i));
+      await runLoad(8, 200, 60_000, post); // warm-up of the 8 connections
+      const c8 = await runLoad(8, count, 60_000, post);
+      return { c1: summarize(latencies), qpsC8: (c8.completed * 1000) / c8.wallMs };
     } finally {
       client.close();
     }

@@ -63,7 +63,7 @@ try {
   console.log(`n=${n} dim=${dim} queries/round=${queryCount} topK=${TOP_K} ef=${DEFAULT_EF}`);
   console.log('round  conifer_p50  hnswlib_p50  echo_p50  (conifer-hnswlib)/echo  conifer_qps_c8  hnswlib_qps  c8/hnswlib');
   for (let r = 0; r < rounds; r++) {
-    const echo = (await measureEcho(bodies, queryCount)).p50Ms;
+    const echo = (await measureEcho(bodies, queryCount)).c1.p50Ms;
     const lat: number[] = [];
     for (let i = 0; i < queryCount; i++) {
       const reply = await client.request('POST', url, bodies[i % bodies.length]);

@@ -255,6 +255,8 @@ export interface BenchResult {
     echoP50Ms: number;
     /** (Conifer p50 − hnswlib p50) ÷ the bare node:http round trip p50. */
     overheadInEchoRoundTrips: number;
+    /** The bare node:http server's QPS at concurrency 8 (absent in reports before it was measured). */
+    echoQpsC8?: number;
   };
 }
 
@@ -713,7 +715,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const unfilteredWarmUp = await denseWarmUp(client, host, unfilteredBodies, phaseMs, evaluator(0));
     log('warm-up rounds (unmeasured): ' + unfilteredWarmUp.map((w) => `c8 ${w.c8Qps.toFixed(0)} QPS, c1 p50 ${w.c1P50Ms.toFixed(2)} ms`).join('; '));
     const httpEcho = await measureEcho(unfilteredBodies, Math.min(2000, unfilteredBodies.length * 4));
-    log(`bare node:http round trip (same client, same bodies): p50 ${httpEcho.p50Ms.toFixed(3)} ms`);
+    log(`bare node:http (same client, same bodies): round trip p50 ${httpEcho.c1.p50Ms.toFixed(3)} ms, ${httpEcho.qpsC8.toFixed(0)} QPS at concurrency 8`);
     const queryProbe = startHealthProbe(server.url, apiKey);
     const u1 = await queryPhase(client, host, unfilteredBodies, 1, phaseMs, evaluator(0));
     const u8 = await queryPhase(client, host, unfilteredBodies, 8, phaseMs, evaluator(0));
@@ -890,7 +892,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         sparseRecords: spec.sparseN,
         sparseQueries: spec.sparseQueries,
       },
-      references: { hnswlib, hnswlibBeside, bruteForce, httpEcho },
+      references: { hnswlib, hnswlibBeside, bruteForce, httpEcho: httpEcho.c1 },
       ingest: {
         c1: c1.phase,
         c4: c4.phase,
@@ -951,8 +953,9 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         qpsRatioC8: u8.qps / pick.point.qps,
         bruteForceP50Ms: bruteForce.latency.p50Ms,
         p50RatioToBruteForce: u1.latency.p50Ms / bruteForce.latency.p50Ms,
-        echoP50Ms: httpEcho.p50Ms,
-        overheadInEchoRoundTrips: (u1.latency.p50Ms - pick.point.latency.p50Ms) / httpEcho.p50Ms,
+        echoP50Ms: httpEcho.c1.p50Ms,
+        overheadInEchoRoundTrips: (u1.latency.p50Ms - pick.point.latency.p50Ms) / httpEcho.c1.p50Ms,
+        echoQpsC8: httpEcho.qpsC8,
       },
     };
     await server.stop();

@@ -64,6 +64,11 @@ function ratiosText(r: BenchResult): string[] {
     `Conifer QPS ÷ hnswlib single-thread QPS: ${f(h.qpsRatio, 3)} at concurrency 1, ${f(h.qpsRatioC8, 3)} at concurrency 8`,
     `Conifer p50 ÷ in-process brute-force p50: ${f(h.p50RatioToBruteForce, 2)}×`,
     `Bare node:http round trip (same client, same bodies): p50 ${ms(h.echoP50Ms)}; Conifer p50 − hnswlib p50 = ${f(h.overheadInEchoRoundTrips, 2)}× that round trip`,
+    ...(h.echoQpsC8 === undefined
+      ? []
+      : [
+          `The same bare server at concurrency 8 (no parsing, no work, a fixed answer): ${int(h.echoQpsC8)} QPS, ${f(h.echoQpsC8 / h.hnswQps, 3)}× hnswlib's single-thread QPS — the most any Node HTTP server answers here with this client on the same cores; Conifer's c=8 QPS is ${f(h.coniferQpsC8 / h.echoQpsC8, 3)} of it`,
+        ]),
   ];
 }
 

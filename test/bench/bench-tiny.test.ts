@@ -59,6 +59,7 @@ test('the tiny benchmark runs end to end and reports every figure', { timeout: 3
     assert.ok(all.length > 150, `expected many figures, got ${all.length}`);
     for (const [path, v] of all) assert.ok(Number.isFinite(v), `${path} is ${v}`);
 
+    assert.ok((r.headline.echoQpsC8 ?? 0) > 0, 'the bare node:http server was measured at concurrency 8');
     // Exact search today: recall is 1.0 everywhere, answers are never short.
     assert.equal(r.headline.coniferRecall, 1);
     assert.equal(r.query.unfiltered.c1.recall, 1);
