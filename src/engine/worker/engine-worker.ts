@@ -62,12 +62,15 @@ if (!parentPort) throw new Error('engine-worker must run as a worker thread');
 const port = parentPort;
 const post = (msg: EngineMessage): void => port.postMessage(msg);
 
-// Slice budget: SLICE_MS, or as long as the messages handled since the previous slice
-// took (up to MAX_SLICE_MS), whichever is longer. Under a steady stream of expensive
-// queries (exact scans of a large tail while indexing catches up) background work thus
-// still gets about half of the thread instead of a 4 ms sliver per query — and every
-// slice of graph work shrinks the tail those queries scan. A query waits at most one
-// slice, so at most MAX_SLICE_MS, and only while queries themselves are that costly.
+// Slice budget: SLICE_MS, as long as the messages handled since the previous slice took,
+// or READ_SHARE_FACTOR times as long as the reads among them took, whichever is longest
+// (up to MAX_SLICE_MS). Under a steady stream of expensive queries (exact scans of a large
+// tail while indexing catches up) background work thus still gets about two thirds of the
+// thread instead of a 4 ms sliver per query — and every slice of graph work shrinks the
+// tail those queries scan. A read that arrives during a slice ends it once the slice has
+// had that reads' share (runSlice), so it waits for a long slice only while reads
+// themselves are that costly; other messages (writes applied) lengthen a slice but no
+// longer make a read wait for all of it.
 const SLICE_MS = 4;
 const MAX_SLICE_MS = 50;
 /** Graph work a slice does before it may yield to a read, per ms spent on reads since the previous slice. */
