@@ -20,7 +20,7 @@ import {
   type Sparse,
   type SparseData,
 } from './data.js';
-import { Client, runLoad } from './http.js';
+import { Client, NodeHttpClient, runLoad, type HttpClient } from './http.js';
 import { memoryOf, startServer, type ServerProcess } from './server-process.js';
 import { startProbe, type Probe } from './probe.js';
 import { runBruteForce, runExactFiltered, runHnsw, runHnswFiltered, sweepHnsw, type BruteResult, type FilteredHnswPoint, type HnswPoint, type HnswResult } from './references.js';
@@ -28,7 +28,7 @@ import { recallAtK, summarize, mean, type LatencySummary } from './stats.js';
 import { denseTruth, dot, sparseDot, sparseTruth, truthOf, FILTERS, type DenseTruth } from './truth.js';
 import { writeReports } from './report.js';
 import { runImportPhase, writeImportSource, type ImportPhase } from './import-phase.js';
-import { measureEcho } from './echo-server.js';
+import { measureEcho, type EchoFigures } from './echo-server.js';
 import { QUIET_MS } from '../src/engine/worker/quiet-release.js';
 
 export const TOP_K = 10;
@@ -177,6 +177,8 @@ export interface BenchResult {
    * Filtered levels each follow one unmeasured pass at concurrency 8 in reports that have it.
    */
   query: { unfiltered: { c1: QueryPhase; c8: QueryPhase }; filtered: FilterResult[]; unfilteredWarmUp?: DenseWarmUpRound[] };
+  /** The unfiltered phases and the bare server again with Node's http.request client (absent in older reports). */
+  clients?: ClientComparison;
   /** Bulk import (POST /bulk/imports) of the dense records from Parquet, versus ingest.c4. */
   bulkImport?: ImportPhase;
   /**
@@ -376,6 +378,16 @@ export async function ingest(
   };
 }
 
+/**
+ * What the HTTP client costs the figures: the bench's client (http.ts) against Node's own
+ * http.request client, which the harness used before. The harness process's CPU per query
+ * at concurrency 8 is the client's (and the recall check's) share of the shared cores.
+ */
+export interface ClientComparison {
+  bench: { harnessCpuUsPerQueryC8: number };
+  nodeHttp: { c1: QueryPhase; c8: QueryPhase; echo: EchoFigures; harnessCpuUsPerQueryC8: number };
+}
+
 export interface DenseWarmUpRound {
   c8Qps: number;
   c1P50Ms: number;
@@ -393,8 +405,13 @@ interface Evaluation {
   violations: number;
 }
 
+/** User + system µs of a process.cpuUsage() difference. */
+function cpuMicros(used: NodeJS.CpuUsage): number {
+  return used.user + used.system;
+}
+
 async function queryPhase(
-  client: Client,
+  client: HttpClient,
   host: string,
   bodies: readonly string[],
   concurrency: number,
@@ -718,13 +735,29 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     log(`bare node:http (same client, same bodies): round trip p50 ${httpEcho.c1.p50Ms.toFixed(3)} ms, ${httpEcho.qpsC8.toFixed(0)} QPS at concurrency 8`);
     const queryProbe = startHealthProbe(server.url, apiKey);
     const u1 = await queryPhase(client, host, unfilteredBodies, 1, phaseMs, evaluator(0));
+    let cpu = process.cpuUsage();
     const u8 = await queryPhase(client, host, unfilteredBodies, 8, phaseMs, evaluator(0));
+    const benchClientCpuUs = cpuMicros(process.cpuUsage(cpu)) / u8.queries;
     log(`query: c1 ${u1.qps.toFixed(1)} QPS p50 ${u1.latency.p50Ms.toFixed(2)} ms recall ${u1.recall.toFixed(4)}; c8 ${u8.qps.toFixed(1)} QPS p50 ${u8.latency.p50Ms.toFixed(2)} ms`);
     // The reference again, within seconds of the phases above (the server is idle now): on
     // this shared VM hnswlib's own speed moved up to 1.6× between runs an hour apart, so a
     // reference measured minutes before Conifer's phases can skew the ratios either way.
     const hnswlibBeside = sweepHnsw(hnswIndex, data, truth, k, spec.queries, spec.phaseSeconds);
     log('hnswlib beside the query phases: ' + hnswlibBeside.map((p) => `ef ${p.ef}: recall ${p.recall.toFixed(3)} ${Math.round(p.qps)} QPS`).join(', '));
+    // The same with Node's own client, after a warm-up pass of it (its JIT paths are cold).
+    const nodeClient = new NodeHttpClient(apiKey, 16);
+    await queryPhase(nodeClient, host, unfilteredBodies, 8, phaseMs, evaluator(0));
+    const n1 = await queryPhase(nodeClient, host, unfilteredBodies, 1, phaseMs, evaluator(0));
+    cpu = process.cpuUsage();
+    const n8 = await queryPhase(nodeClient, host, unfilteredBodies, 8, phaseMs, evaluator(0));
+    const nodeClientCpuUs = cpuMicros(process.cpuUsage(cpu)) / n8.queries;
+    nodeClient.close();
+    const nodeEcho = await measureEcho(unfilteredBodies, Math.min(2000, unfilteredBodies.length * 4), () => new NodeHttpClient('unused', 8));
+    const clients: ClientComparison = {
+      bench: { harnessCpuUsPerQueryC8: benchClientCpuUs },
+      nodeHttp: { c1: n1, c8: n8, echo: nodeEcho, harnessCpuUsPerQueryC8: nodeClientCpuUs },
+    };
+    log(`with node:http's client: c1 p50 ${n1.latency.p50Ms.toFixed(2)} ms, c8 ${n8.qps.toFixed(0)} QPS (harness CPU ${nodeClientCpuUs.toFixed(0)} µs/query, against ${benchClientCpuUs.toFixed(0)} with the bench's); bare server ${nodeEcho.c1.p50Ms.toFixed(3)} ms, ${nodeEcho.qpsC8.toFixed(0)} QPS at c8`);
     const filtered: FilterResult[] = [];
     for (let level = 1; level < FILTERS.length; level++) {
       const bodies = denseBodies(level);
@@ -917,6 +950,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         },
       },
       query: { unfiltered: { c1: u1, c8: u8 }, filtered, unfilteredWarmUp },
+      clients,
       bulkImport,
       twoIndexes: twoIndexes.length ? twoIndexes : undefined,
       sparse: { records: spec.sparseN, upsertVectorsPerSecond: sp.phase.vectorsPerSecond, query: sparseQuery, warmUpP50Ms: sparseWarmUp, rssGrowthBytesPerRecord: sparseRssPerRecord, rssAtRestBytesPerRecord: sparseRssAtRestPerRecord },

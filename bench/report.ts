@@ -221,6 +221,33 @@ ${markdown(importTable(r.bulkImport))}
 `;
 }
 
+function clientSection(r: BenchResult): string {
+  const c = r.clients;
+  if (!c) return '';
+  const u = r.query.unfiltered;
+  const h = r.headline;
+  const n = c.nodeHttp;
+  const table: Table = {
+    head: ['client', 'harness CPU per query (c=8)', 'Conifer p50 (c=1)', 'Conifer QPS (c=8)', '÷ hnswlib QPS', 'bare server round trip p50', 'bare server QPS (c=8)', '(Conifer p50 − hnswlib p50) ÷ bare round trip'],
+    rows: [
+      ["the bench's (bench/http.ts, every figure above and below)", `${int(c.bench.harnessCpuUsPerQueryC8)} µs`, ms(u.c1.latency.p50Ms), f(u.c8.qps, 1), f(u.c8.qps / h.hnswQps, 3), ms(h.echoP50Ms), int(h.echoQpsC8 ?? NaN), f(h.overheadInEchoRoundTrips, 2)],
+      ["Node's http.request", `${int(n.harnessCpuUsPerQueryC8)} µs`, ms(n.c1.latency.p50Ms), f(n.c8.qps, 1), f(n.c8.qps / h.hnswQps, 3), ms(n.echo.c1.p50Ms), int(n.echo.qpsC8), f((n.c1.latency.p50Ms - h.hnswP50Ms) / n.echo.c1.p50Ms, 2)],
+    ],
+  };
+  return `## The HTTP client
+
+The harness's client (\`bench/http.ts\`) is a minimal keep-alive HTTP/1.1 client over plain
+sockets, as load generators such as wrk are: on these shared cores every µs of CPU the
+client spends is taken from the server. The unfiltered phases and the bare server were run
+again with Node's own \`http.request\` client (the harness's client in reports before
+2026-11-27), right after hnswlib's "beside" sweep, the ratios against the same hnswlib
+figures. Harness CPU per query includes the recall check of each answer.
+
+${markdown(table)}
+
+`;
+}
+
 function twoIndexSection(r: BenchResult): string {
   if (!r.twoIndexes) return '';
   return `## Two indexes queried at once
@@ -397,7 +424,7 @@ Conifer is measured over HTTP on loopback (JSON encode, request, server, JSON de
 references run in the harness process with no HTTP at all, on one thread. The bare
 \`node:http\` round trip is the floor any HTTP server pays on this machine with this client.
 
-## Queries
+${clientSection(r)}## Queries
 
 \`*\` after the query count: the phase stopped at its time bound (${r.size} phases are bounded)
 before running every query. "short": answers with fewer than min(topK, matching records)

@@ -86,6 +86,10 @@ test('the tiny benchmark runs end to end and reports every figure', { timeout: 3
       assert.equal(p.queries, r.data.queries);
     }
     assert.ok(r.references.httpEcho.count > 0 && r.references.httpEcho.p50Ms > 0);
+    // The comparison with Node's own client ran, and its answers were as exact.
+    assert.equal(r.clients?.nodeHttp.c8.recall, 1);
+    assert.equal(r.clients?.nodeHttp.c1.queries, r.data.queries);
+    assert.ok((r.clients?.nodeHttp.echo.qpsC8 ?? 0) > 0 && (r.clients?.bench.harnessCpuUsPerQueryC8 ?? 0) > 0);
     assert.ok(r.restart.rebuild, 'tiny runs the restart without snapshots');
     assert.ok(r.restart.rebuild.firstCorrectQueryMs > 0, 'the restart without snapshots answers correctly');
     assert.ok(r.bulkImport, 'tiny runs the bulk import');
