@@ -825,11 +825,6 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     // scans the not-yet-indexed tail, so during indexing it measures the tail, not the engine.
     const hybridAckedAt = performance.now();
     const hybridBodies = sparse.queries.map((s, q) => JSON.stringify({ vector: arr(data.queries, q, data.dim), sparseVector: sparseJson(s), topK: k, includeMetadata: true }));
-    // One query first: the engine answers it only once it has applied every acknowledged
-    // upsert. Before that the unindexed gauge can still read 0 (the namespace has no graph
-    // yet), and a small run then measured its hybrid queries during indexing.
-    const barrier = await client.request('POST', `${hybridHost}/query`, hybridBodies[0]);
-    if (barrier.status !== 200) throw new Error(`hybrid query answered ${barrier.status}: ${barrier.text.slice(0, 300)}`);
     const hybridIndexedAfterAckSeconds = ((await waitFullyIndexed(client, server.url, 30 * 60_000)) - hybridAckedAt) / 1000;
     const hybridScore = (q: number) => (i: number): number => sparseDot(sparse.queries[q], sparse.records[i]) + scoreOf(q)(i);
     const hybridEvaluate = (q: number, m: Match[]): Evaluation => ({

@@ -43,7 +43,7 @@ export const engineQueueDepth = new Gauge({
 
 export const engineUnindexedRecords = new Gauge({
   name: 'conifer_engine_unindexed_records',
-  help: 'Live records searched exactly because they are not yet in a graph, by index.',
+  help: 'Acknowledged records not yet in a graph (not yet applied, or searched exactly meanwhile), by index.',
   labelNames: ['index'] as const,
   registers: [registry],
 });

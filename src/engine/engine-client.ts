@@ -113,6 +113,11 @@ export class EngineClient {
    */
   onWriterPort: ((shard: number, port: MessagePort) => Promise<void>) | undefined;
 
+  /** A write to the index was acknowledged (the unindexed gauge, indexing-backlog.ts). */
+  noteAcknowledged(indexId: string, seq: number, records: number): void {
+    this.shardFor(indexId).noteAcknowledged(indexId, seq, records);
+  }
+
   /** `minSeq`: the highest acknowledged seq of the index (engine-worker.ts "Read-your-writes"). */
   query(indexId: string, query: EngineQuery, minSeq: number): Promise<QueryAnswer> {
     return this.shardFor(indexId).query(indexId, query, minSeq);

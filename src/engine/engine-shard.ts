@@ -14,6 +14,7 @@
 // load cannot spin.
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { unavailable } from '../errors.js';
+import { IndexingBacklog } from './indexing-backlog.js';
 import { RestartBackoff } from './restart-backoff.js';
 import { ReadsWaiting } from './worker/read-preemption.js';
 import { engineQueryDuration, engineQueueDepth, engineUnindexedRecords, engineWorkerRestarts } from '../metrics.js';
@@ -56,6 +57,8 @@ interface OpenIndex {
 }
 
 export class EngineShard {
+  /** Each open index's unindexed gauge: the worker's counts plus the acknowledged writes it has not applied. */
+  private readonly backlog = new IndexingBacklog();
   private worker: Worker;
   private readonly pending = new Map<number, Pending>();
   private readonly opened = new Map<string, OpenIndex>();
@@ -89,6 +92,7 @@ export class EngineShard {
   async close(indexId: string): Promise<void> {
     const entry = this.opened.get(indexId);
     this.opened.delete(indexId);
+    this.backlog.forget(indexId);
     if (entry) engineUnindexedRecords.remove({ index: entry.name });
     if (this.down) return; // the next worker will not load it
     await this.call({ op: 'close', indexId }, (r) => (r.op === 'close' ? r.result : undefined));
@@ -225,9 +229,9 @@ export class EngineShard {
         return;
       }
       case 'status':
-        for (const [indexId, n] of Object.entries(msg.unindexed)) {
-          const entry = this.opened.get(indexId);
-          if (entry) engineUnindexedRecords.set({ index: entry.name }, n);
+        for (const [indexId, count] of Object.entries(msg.indexes)) {
+          this.backlog.reported(indexId, count);
+          this.showUnindexed(indexId);
         }
         return;
       case 'snapshot':
@@ -240,6 +244,20 @@ export class EngineShard {
         this.onDeath(from, new Error(`engine failed to apply changes: ${msg.error}`));
         return;
     }
+  }
+
+  /**
+   * A write to the index was acknowledged with `seq`, putting `records` records in it: they
+   * count as unindexed until the worker reports a count at or past that seq.
+   */
+  noteAcknowledged(indexId: string, seq: number, records: number): void {
+    this.backlog.acknowledged(indexId, seq, records);
+    this.showUnindexed(indexId);
+  }
+
+  private showUnindexed(indexId: string): void {
+    const entry = this.opened.get(indexId);
+    if (entry) engineUnindexedRecords.set({ index: entry.name }, this.backlog.value(indexId));
   }
 
   private onDeath(worker: Worker, err: Error): void {
@@ -267,6 +285,7 @@ export class EngineShard {
     if (this.stopped) return;
     const worker = this.spawn();
     this.worker = worker;
+    this.backlog.restarted(this.opened.keys());
     // Still `down`: no read is posted before the loads below (it would find no index).
     try {
       await this.onWriterPort?.(this.connectWriter());

@@ -7,6 +7,7 @@
 // must see acknowledged writes carry `minSeq` (see engine-worker.ts "Read-your-writes").
 import type { MessagePort } from 'node:worker_threads';
 import type { FilterNode } from './filter.js';
+import type { IndexCount } from './indexing-backlog.js';
 import type { Change, IndexShape, SparseValues, StoredRecord } from './model.js';
 
 /** The engine worker's workerData. */
@@ -146,8 +147,12 @@ export type EngineReply =
 export type LogLevel = 'info' | 'warn' | 'error';
 
 export type EngineEvent =
-  /** Records per index searched exactly because they are not yet in a graph. */
-  | { type: 'status'; unindexed: Record<string, number> }
+  /**
+   * Per index whose count changed: the records applied and not yet in a graph (searched
+   * exactly meanwhile), with the seq they were counted at (indexing-backlog.ts adds the
+   * acknowledged writes above it).
+   */
+  | { type: 'status'; indexes: Record<string, IndexCount> }
   | { type: 'log'; level: LogLevel; msg: string; fields: Record<string, string | number> }
   /** A snapshot holding every change up to `seq` is durable (tombstones up to it may go). */
   | { type: 'snapshot'; indexId: string; seq: number }

@@ -148,6 +148,29 @@ describe('engine worker restart and graph recovery (black box)', () => {
     assert.match(server.output(), /engine loaded index/);
   });
 
+  it('the unindexed gauge counts an acknowledged upsert until the engine has applied it, here after its worker failed applying it', async () => {
+    const dir = tempDataDir();
+    const server = await startServer({ dataDir: dir, env: { CONIFER_FAULT_INJECTION: '1' } });
+    cleanup.push({ server, dir });
+    const host = await createIndex(server, denseIndex('gauge', DIM, 'euclidean'));
+    // A small namespace: no graph, so once applied its records are searched exactly and count 0.
+    await upsert(server, host, records(3, 10));
+    await waitFullyIndexed(server);
+    // Committed and acknowledged, then the worker's apply throws: the write stays unapplied
+    // until a new worker (after a restart delay of at least 100 ms) has loaded the store.
+    // The engine's last count was 0, and it alone read 0 all that time.
+    const batch: Vec[] = [{ id: FAULT_CRASH_ID, values: Array(DIM).fill(9) }, ...records(4, 4).map((v) => ({ ...v, id: `late-${v.id}` }))];
+    await upsert(server, host, batch);
+    const res = await api(server, 'GET', '/metrics', { key: null });
+    const value = /^conifer_engine_unindexed_records\{index="gauge[^"]*"\} ([0-9.eE+-]+)$/m.exec(res.text);
+    assert.ok(value, res.text);
+    assert.ok(Number(value[1]) >= batch.length, `the acknowledged batch is counted: ${value[1]}`);
+    // Once it reads 0 again, the new worker holds the batch: a query finds it at once.
+    await waitFullyIndexed(server);
+    const found = await queryWhenUp(server, host, { vector: Array(DIM).fill(9), topK: 1 });
+    assert.equal(found[0]?.id, FAULT_CRASH_ID);
+  });
+
   it('kill -9 while the graph is being built loses nothing; the index comes back searchable', async () => {
     const created = await serverWithIndex('k9', 2);
     const { entry, host, vectors } = created;

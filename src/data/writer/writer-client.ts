@@ -13,9 +13,22 @@ import type { IndexRow } from '../../catalog/indexes.js';
 import { ApiError, unavailable } from '../../errors.js';
 import type { EngineClient } from '../../engine/engine-client.js';
 import { RestartBackoff } from '../../engine/restart-backoff.js';
-import type { Write, WriteCalls, WriteFailure, WriterData, WriterReply, WriterRequest } from './protocol.js';
+import type { Write, WriteCalls, WriteFailure, WriteResult, WriterData, WriterReply, WriterRequest } from './protocol.js';
 
 const RETRY_AFTER_SECONDS = 1;
+
+/** Records a write put in its index for graph insertion: upserted, or updated (0 for deletes and metadata-only writes by filter). */
+function recordsWritten(write: Write, result: WriteResult): number {
+  switch (write.op) {
+    case 'upsert':
+    case 'import-batch':
+      return typeof result === 'number' ? result : 0;
+    case 'update':
+      return result === true ? 1 : 0;
+    default:
+      return 0;
+  }
+}
 /** Longest a clean shutdown waits for the writer thread to be idle before terminating it. */
 const STOP_TIMEOUT_MS = 10_000;
 /** Longest an engine restart waits for the writer to take its new port. */
@@ -90,8 +103,10 @@ export class WriterClient {
         settle: (reply) => {
           if (reply.type === 'failed') return reject(rebuild(reply.error));
           if (reply.type !== 'written') return reject(new Error(`writer protocol: a write was answered as ${reply.type}`));
-          // Acknowledged from here on: reads posted after this carry at least reply.seq.
+          // Acknowledged from here on: reads posted after this carry at least reply.seq, and
+          // its records count as unindexed until the engine has applied them.
           this.noteSeq(index.id, reply.seq);
+          this.engine.noteAcknowledged(index.id, reply.seq, recordsWritten(write, reply.result));
           resolve({ seq: reply.seq, result: reply.result as WriteCalls[W['op']]['result'] });
         },
       });

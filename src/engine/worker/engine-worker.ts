@@ -46,6 +46,7 @@ import {
   type ReadCall,
   type WriterToEngine,
 } from '../protocol.js';
+import type { IndexCount } from '../indexing-backlog.js';
 import { DEFAULT_GRAPH_OPTIONS, type GraphOptions } from '../vector-set.js';
 import { lowerThisThreadPriority } from '../thread-priority.js';
 import { RECORD_STORE_FILE, RecordStore } from '../store/record-store.js';
@@ -234,6 +235,7 @@ function handle(msg: EngineCall): EngineReply | undefined {
       clearTimeout(slot?.snapshotTimer);
       slot?.engine.close();
       indexes.delete(msg.indexId);
+      lastReported.delete(msg.indexId); // a reopened index reports afresh
       return { type: 'reply', op: 'close', reqId: msg.reqId, result: null };
     }
     case 'query':
@@ -371,7 +373,7 @@ function apply(indexId: string, changes: Change[]): void {
   for (const change of changes) slot.engine.apply(change);
   releaseHeld(slot);
   reportStatus(false);
-  schedule();
+  schedule(); // its slice, the last of a burst when no work follows, reports this seq
 }
 
 /** 'catch-up' (protocol.ts): applies what the stores committed beyond each slot's seq. */
@@ -401,9 +403,8 @@ let messageMs = 0;
 let readMs = 0;
 let workCursor = 0;
 let lastStatus = -Infinity;
-let lastStatusKey = '';
 /** The counts of the last status posted, by index id. */
-let lastReported: Record<string, number> = {};
+let lastReported = new Map<string, IndexCount>();
 
 /**
  * Starts background slices after a message that created work (apply, open). While work
@@ -596,30 +597,34 @@ function snapshotIndex(indexId: string, slot: IndexSlot): void {
 }
 
 /**
- * Posts each index's count of records outside a graph (the conifer_engine_unindexed_records
- * gauge), at most once per STATUS_INTERVAL_MS unless `force`d, and at once whenever an
- * index's count rises from 0. That rise must not wait: "the gauge is 0" is how a client
- * (and the bench) knows every acknowledged record is in a graph, and a throttled report
- * left it at 0 for seconds while an import's first batches waited for graph inserts.
- * Called after every slice and every applied batch of changes.
+ * Posts, for each index whose count changed, its records outside a graph and the seq they
+ * were counted at (the main thread adds the acknowledged writes above that seq: the
+ * conifer_engine_unindexed_records gauge, indexing-backlog.ts), at most once per
+ * STATUS_INTERVAL_MS unless `force`d, and at once whenever an index's count rises from 0.
+ * That rise must not wait: "the gauge is 0" is how a client (and the bench) knows every
+ * acknowledged record is in a graph, and a throttled report left it at 0 for seconds while
+ * an import's first batches waited for graph inserts. Called after every slice and every
+ * applied batch of changes; forced after the last slice of a burst (every apply schedules
+ * at least one slice), so the seq of the last change applied is always reported.
  */
 function reportStatus(force: boolean): void {
   const now = performance.now();
-  const unindexed: Record<string, number> = {};
+  const changed: Record<string, IndexCount> = {};
+  let any = false;
   let rose = false;
   for (const [indexId, slot] of indexes) {
     // A loading index is not searchable at all yet: all of its records count as outside a graph.
-    const n = slot.loader ? slot.loader.total : slot.engine.unindexed;
-    unindexed[indexId] = n;
-    if (n > 0 && !(lastReported[indexId] > 0)) rose = true;
+    const count = { unindexed: slot.loader ? slot.loader.total : slot.engine.unindexed, seq: slot.seq };
+    const last = lastReported.get(indexId);
+    if (last && last.unindexed === count.unindexed && last.seq === count.seq) continue;
+    changed[indexId] = count;
+    any = true;
+    if (count.unindexed > 0 && !(last && last.unindexed > 0)) rose = true;
   }
-  if (!force && !rose && now - lastStatus < STATUS_INTERVAL_MS) return;
+  if (!any || (!force && !rose && now - lastStatus < STATUS_INTERVAL_MS)) return;
   lastStatus = now;
-  const key = JSON.stringify(unindexed);
-  if (key === lastStatusKey) return;
-  lastStatusKey = key;
-  lastReported = unindexed;
-  post({ type: 'status', unindexed });
+  for (const [indexId, count] of Object.entries(changed)) lastReported.set(indexId, count);
+  post({ type: 'status', indexes: changed });
 }
 
 // ---- the message loop -------------------------------------------------------------------
