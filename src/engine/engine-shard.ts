@@ -230,6 +230,7 @@ export class EngineShard {
       }
       case 'status':
         for (const [indexId, count] of Object.entries(msg.indexes)) {
+          if (!this.opened.has(indexId)) continue; // closed meanwhile: its backlog is forgotten
           this.backlog.reported(indexId, count);
           this.showUnindexed(indexId);
         }

@@ -12,12 +12,7 @@
 // shows until the worker reports having applied it, and the gauge reads 0 only once every
 // acknowledged record is in a graph (or in a namespace too small to need one). Before,
 // the worker's count alone read 0 while a backlogged worker had not applied an ingest yet.
-export interface IndexCount {
-  /** Records the worker has applied that wait for graph insertion (or, while loading, all). */
-  unindexed: number;
-  /** The seq of the last change applied when it counted. */
-  seq: number;
-}
+import type { IndexCount } from './protocol.js';
 
 interface Backlog {
   reported: IndexCount;

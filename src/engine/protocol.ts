@@ -7,7 +7,6 @@
 // must see acknowledged writes carry `minSeq` (see engine-worker.ts "Read-your-writes").
 import type { MessagePort } from 'node:worker_threads';
 import type { FilterNode } from './filter.js';
-import type { IndexCount } from './indexing-backlog.js';
 import type { Change, IndexShape, SparseValues, StoredRecord } from './model.js';
 
 /** The engine worker's workerData. */
@@ -145,6 +144,14 @@ export type EngineReply =
   | { type: 'error'; reqId: number; error: string; retryable: boolean };
 
 export type LogLevel = 'info' | 'warn' | 'error';
+
+/** An index's count in a status event (indexing-backlog.ts). */
+export interface IndexCount {
+  /** Records the worker has applied that wait for graph insertion (or, while loading, all). */
+  unindexed: number;
+  /** The seq of the last change applied when it counted. */
+  seq: number;
+}
 
 export type EngineEvent =
   /**

@@ -16,6 +16,14 @@ import { RestartBackoff } from '../../engine/restart-backoff.js';
 import type { Write, WriteCalls, WriteFailure, WriteResult, WriterData, WriterReply, WriterRequest } from './protocol.js';
 
 const RETRY_AFTER_SECONDS = 1;
+/** Longest a clean shutdown waits for the writer thread to be idle before terminating it. */
+const STOP_TIMEOUT_MS = 10_000;
+/** Longest an engine restart waits for the writer to take its new port. */
+const HANDOVER_TIMEOUT_MS = 5_000;
+
+const restarting = (): Error => unavailable('The writer thread is restarting; retry shortly.', RETRY_AFTER_SECONDS);
+const interrupted = (): Error =>
+  unavailable('The writer thread failed during this write; it may or may not have been stored. Retry it.', RETRY_AFTER_SECONDS);
 
 /** Records a write put in its index for graph insertion: upserted, or updated (0 for deletes and metadata-only writes by filter). */
 function recordsWritten(write: Write, result: WriteResult): number {
@@ -29,14 +37,6 @@ function recordsWritten(write: Write, result: WriteResult): number {
       return 0;
   }
 }
-/** Longest a clean shutdown waits for the writer thread to be idle before terminating it. */
-const STOP_TIMEOUT_MS = 10_000;
-/** Longest an engine restart waits for the writer to take its new port. */
-const HANDOVER_TIMEOUT_MS = 5_000;
-
-const restarting = (): Error => unavailable('The writer thread is restarting; retry shortly.', RETRY_AFTER_SECONDS);
-const interrupted = (): Error =>
-  unavailable('The writer thread failed during this write; it may or may not have been stored. Retry it.', RETRY_AFTER_SECONDS);
 
 export interface WriterLog {
   info(obj: object, msg: string): void;

@@ -41,12 +41,12 @@ import {
   type EngineReply,
   type EngineRequest,
   type EngineWorkerData,
+  type IndexCount,
   isReadOp,
   type LogLevel,
   type ReadCall,
   type WriterToEngine,
 } from '../protocol.js';
-import type { IndexCount } from '../indexing-backlog.js';
 import { DEFAULT_GRAPH_OPTIONS, type GraphOptions } from '../vector-set.js';
 import { lowerThisThreadPriority } from '../thread-priority.js';
 import { RECORD_STORE_FILE, RecordStore } from '../store/record-store.js';
