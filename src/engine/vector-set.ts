@@ -35,7 +35,7 @@ import { choosePlan, filteredWalkEf, type Plan } from './planner/plan.js';
 import { HYBRID_POSTINGS_COVERAGE, HYBRID_THRESHOLD_MAX_POSTINGS, HYBRID_THRESHOLD_MAX_RECORDS, hybridSearch } from './sparse/hybrid.js';
 import { type PreparedSparse, prepareSparse, SparseIndex, type SparseHit } from './sparse/sparse-index.js';
 import { VectorArena } from './vectors/arena.js';
-import { bestOf, Scorer, type ScoredHit } from './vectors/exact-scan.js';
+import { bestOf, bestOfLabels, Scorer, type ScoredHit } from './vectors/exact-scan.js';
 import { LabelMap } from './vectors/labels.js';
 
 export interface SearchQuery {
@@ -152,6 +152,10 @@ export const FILTERED_EF_MIN = 16;
 
 const REBUILD_DELETED_FRACTION = 0.2;
 
+// A graph query's candidates (the walk's and the tail's), gathered for bestOfLabels. Shared
+// by every namespace: the engine thread runs one query's afterWalk at a time.
+let walkCandidates: Uint32Array = new Uint32Array(1024);
+
 export interface VectorSetEvents {
   /** A native graph call failed; the namespace fell back to exact search. */
   graphFailed(err: Error): void;
@@ -172,6 +176,8 @@ export class VectorSet {
   private graphBroken = false;
   /** While restoring from a snapshot: its labels by id and the seq it holds. */
   private restoring: { labelOf: Map<string, number>; seq: number; extent: number } | undefined;
+  /** Whether a label holds a record (the tail keeps a deleted record's label until an insert slice drops it). */
+  private readonly isLive = (label: number): boolean => this.labels.id(label) !== undefined;
 
   constructor(
     private readonly dim: number,
@@ -436,11 +442,8 @@ export class VectorSet {
         // hybrid query during indexing as slow as an exact scan.
         const graph = this.graph;
         const dense = q.dense;
-        const tail: number[] = [];
-        graph.forEachQueued(
-          (label) => this.labels.id(label) !== undefined,
-          (label) => tail.push(label),
-        );
+        const [queued, count] = graph.tailInto(new Uint32Array(graph.pending), 0, this.isLive);
+        const tail = queued.subarray(0, count);
         const denseScorer = new Scorer(this.metric, this.arena, { dense });
         const found = hybridSearch(q.topK, q.hybridMultiple, {
           graph: (n) => graph.search(dense, n, Math.max(ef, n)),
@@ -584,11 +587,14 @@ export class VectorSet {
    */
   private afterWalk(q: SearchQuery, p: Planned, candidates: number[]): Hit[] | undefined {
     const { matches, scorer, idOf, m } = p;
-    this.graph?.forEachQueued(
-      (label) => this.labels.id(label) !== undefined && (matches === undefined || matches.has(label)),
-      (label) => candidates.push(label),
-    );
-    const hits = bestOf(candidates, q.topK, scorer, idOf);
+    if (walkCandidates.length < candidates.length) walkCandidates = new Uint32Array(candidates.length * 2);
+    walkCandidates.set(candidates);
+    let count = candidates.length;
+    if (this.graph) {
+      const isCandidate = matches === undefined ? this.isLive : (label: number) => this.isLive(label) && matches.has(label);
+      [walkCandidates, count] = this.graph.tailInto(walkCandidates, count, isCandidate);
+    }
+    const hits = bestOfLabels(walkCandidates, count, q.topK, scorer, idOf);
     if (hits.length >= Math.min(q.topK, m ?? this.labels.size)) return hits.map(toHit);
     if (q.trace) q.trace.rerunExact = true;
     return undefined;

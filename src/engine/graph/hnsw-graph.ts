@@ -22,6 +22,7 @@
 // Every native call is wrapped so an error surfaces as a GraphError (the caller drops the
 // graph and falls back to exact search). A filtered search tests the Bitmap's words
 // natively: no JavaScript runs inside the walk.
+import { grown } from '../typed-arrays.js';
 import { HnswIndex, type NativeHnswIndex, type SpaceName } from './hnsw-binding.js';
 import type { Bitmap } from '../metadata/bitmap.js';
 import type { Metric } from '../model.js';
@@ -174,12 +175,22 @@ export class HnswGraph {
     return label < this.indexed.length && this.indexed[label] === 1;
   }
 
-  /** Calls `visit` for each label waiting in the tail that `isLive` accepts. */
-  forEachQueued(isLive: (label: number) => boolean, visit: (label: number) => void): void {
-    for (let i = this.head; i < this.queue.length; i++) {
-      const label = this.queue[i];
-      if (this.queued[label] && isLive(label)) visit(label);
+  /**
+   * Writes each label waiting in the tail that `isLive` accepts into out[at..]; returns the
+   * array (a longer copy when `out` had no room) and the new count. One pass into a typed
+   * array: with closures pushing onto a JavaScript array, collecting an 85k tail took
+   * ~2.8 ms of a ~6.2 ms query at 384-d, more than the int8 scan of it (in process).
+   */
+  tailInto(out: Uint32Array, at: number, isLive: (label: number) => boolean): [Uint32Array, number] {
+    const { queue, queued } = this;
+    const room = at + queue.length - this.head;
+    if (out.length < room) out = grown(out, Math.max(room, out.length * 2));
+    let n = at;
+    for (let i = this.head; i < queue.length; i++) {
+      const label = queue[i];
+      if (queued[label] && isLive(label)) out[n++] = label;
     }
+    return [out, n];
   }
 
   /**

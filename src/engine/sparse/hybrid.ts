@@ -50,7 +50,7 @@ export interface HybridSources {
   /** The graph's best `n` labels by dense score (fewer only when it cannot find n). */
   graph(n: number): readonly number[];
   /** Live records not yet in the graph. */
-  tail: readonly number[];
+  tail: ArrayLike<number> & Iterable<number>;
   /** The tail's best `n` labels by dense score, best first (an exact scan of the tail). */
   tailBest(n: number): readonly number[];
   /** Exact dense parts of labels[0..count) into out, unrounded (Scorer.denseScores). */
@@ -115,7 +115,7 @@ export function hybridSearch(topK: number, multiple: number = HYBRID_CANDIDATE_M
   const fromGraph = s.graph(n);
   // Fewer than asked: the walk did not reach n records, so nothing bounds the others.
   if (fromGraph.length < n) return undefined;
-  let fromTail: readonly number[] = s.tail;
+  let fromTail: ArrayLike<number> & Iterable<number> = s.tail;
   const tailCut = fromTail.length > n;
   if (tailCut) fromTail = s.tailBest(n);
 

@@ -150,22 +150,34 @@ export function bestOf(
   idOf: (label: number) => string,
 ): ScoredHit[] {
   if (topK === 0) return [];
-  const top = new TopK(topK);
   let count = 0;
   for (const label of labels) {
     if (count === scratchLabels.length) scratchLabels = grown(scratchLabels, count * 2);
     scratchLabels[count++] = label;
   }
-  let scored: Uint32Array = scratchLabels;
+  return bestOfLabels(scratchLabels, count, topK, scorer, idOf);
+}
+
+/** bestOf() over labels[0..count) as they are (no copy; `labels` is only read). */
+export function bestOfLabels(
+  labels: Uint32Array,
+  count: number,
+  topK: number,
+  scorer: Scorer,
+  idOf: (label: number) => string,
+): ScoredHit[] {
+  if (topK === 0) return [];
+  const top = new TopK(topK);
+  let scored: Uint32Array = labels;
   if (scorer.canPrefilter) {
-    if (scratchOut.length < count) scratchOut = new Uint32Array(scratchLabels.length);
-    const survivors = scorer.prefilter(scratchLabels, count, topK, scratchOut);
+    if (scratchOut.length < count) scratchOut = new Uint32Array(Math.max(count, scratchOut.length * 2));
+    const survivors = scorer.prefilter(labels, count, topK, scratchOut);
     if (survivors) {
       scored = survivors;
       count = survivors.length;
     }
   }
-  if (scratchScores.length < count) scratchScores = new Float64Array(scratchLabels.length);
+  if (scratchScores.length < count) scratchScores = new Float64Array(Math.max(count, scratchScores.length * 2));
   scorer.denseScores(scored, count, scratchScores);
   for (let i = 0; i < count; i++) {
     const label = scored[i];
