@@ -234,8 +234,7 @@ function handle(msg: EngineCall): EngineReply | undefined {
       if (slot) failHeld(slot, `index ${msg.indexId} was closed`);
       clearTimeout(slot?.snapshotTimer);
       slot?.engine.close();
-      indexes.delete(msg.indexId);
-      lastReported.delete(msg.indexId); // a reopened index reports afresh
+      removeSlot(msg.indexId);
       return { type: 'reply', op: 'close', reqId: msg.reqId, result: null };
     }
     case 'query':
@@ -404,7 +403,13 @@ let readMs = 0;
 let workCursor = 0;
 let lastStatus = -Infinity;
 /** The counts of the last status posted, by index id. */
-let lastReported = new Map<string, IndexCount>();
+const lastReported = new Map<string, IndexCount>();
+
+/** Forgets an index (closed, or its load failed); reopened, it reports its count afresh. */
+function removeSlot(indexId: string): void {
+  indexes.delete(indexId);
+  lastReported.delete(indexId);
+}
 
 /**
  * Starts background slices after a message that created work (apply, open). While work
@@ -478,7 +483,7 @@ function loadStep(indexId: string, slot: IndexSlot, deadline: number): boolean {
     slot.engine.finishRestore();
   } catch (err) {
     loader.close();
-    indexes.delete(indexId);
+    removeSlot(indexId);
     const error = err instanceof Error ? err.message : String(err);
     for (const reqId of slot.openReqIds) post({ type: 'error', reqId, error, retryable: false });
     return true;
