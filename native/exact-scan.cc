@@ -311,6 +311,20 @@ bool parseScan(napi_env env, napi_callback_info info, const char* fn, size_t exp
   return true;
 }
 
+// Labels scattered over a large arena (a filter's matches, a walk's candidates) each wait
+// for their own cache and TLB misses when scored one after another: at 1M × 128 a
+// filtered scan of 10,000 matches spent ~230 ns a label, most of it waiting. The loops
+// below ask for the vector kAhead labels on before they score the current one, so those
+// waits overlap (prefetches change no result). Only where a label does not follow the one
+// before it: a run of consecutive labels (a graph's tail) is one stream the hardware
+// already fetches ahead, and prefetching it as well made that scan 1.3-1.7x slower.
+constexpr uint32_t kAhead = 16;
+
+inline void prefetchBytes(const void* p, size_t bytes) {
+  const char* c = static_cast<const char*>(p);
+  for (size_t at = 0; at < bytes; at += 64) __builtin_prefetch(c + at);
+}
+
 // Exact dense parts of four labels at once (d[0..4) their vectors), as JavaScript sums them.
 template <int kMetric>
 void exact4(const double* q, const float* const* d, uint32_t dim, double* out) {
@@ -402,6 +416,17 @@ napi_value Candidates(napi_env env, napi_callback_info info) {
     }
   };
   for (uint32_t i = 0; i < count; i++) {
+    if (i + kAhead < count && labels[i + kAhead] != labels[i + kAhead - 1] + 1) {
+      const uint32_t next = labels[i + kAhead];
+      const int8_t* nextCodes;
+      const float* nextParams;
+      if (codes.Get(next, &nextCodes, &nextParams)) {
+        prefetchBytes(nextCodes, dim);
+      } else if (const float* v = scan.Vector(chunks, next)) {
+        prefetchBytes(v, dim * sizeof(float));
+        __builtin_prefetch(norms + next);
+      }
+    }
     const uint32_t label = labels[i];
     const float* d = scan.Vector(chunks, label);
     if (!d) return fail(env, "candidates: label outside the arena");
@@ -482,6 +507,10 @@ napi_value DenseScores(napi_env env, napi_callback_info info) {
   const float* d[4];
   double sums[4];
   for (uint32_t from = 0; from < count; from += 4) {
+    for (uint32_t j = from + kAhead; j < from + kAhead + 4 && j < count; j++) {
+      if (labels[j] == labels[j - 1] + 1) continue;
+      if (const float* v = scan.Vector(chunks, labels[j])) prefetchBytes(v, scan.dim * sizeof(float));
+    }
     const uint32_t n = std::min<uint32_t>(4, count - from);
     for (uint32_t j = 0; j < 4; j++) {
       // A group of fewer than four repeats its first label; only n results are kept.
