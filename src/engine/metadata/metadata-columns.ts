@@ -187,12 +187,7 @@ export class MetadataColumns {
   }
 }
 
-/**
- * Labels holding one list value. Appended on set; a cleared label leaves a stale entry
- * that readers skip (the label's current list no longer has the value) until the
- * postings are compacted, which happens once stale entries outnumber live ones — so a
- * clear never scans a long posting list.
- */
+/** Labels holding one value, in the order they were given it (stale entries included: see ValuePostings). */
 class Postings {
   labels = new Uint32Array(4);
   length = 0;
@@ -205,32 +200,38 @@ class Postings {
 }
 
 /**
- * Most distinct values a field's ValuePostings keeps, per kind (strings, numbers). Each
- * costs a map entry and a posting list (~200 bytes); a field with more (an id, a
+ * Most distinct values a field's scalar ValuePostings keeps, per kind (strings, numbers).
+ * Each costs a map entry and a posting list (~200 bytes); a field with more (an id, a
  * timestamp, a price) stops being indexed by value for good, and its filters scan the
  * column as before, so memory stays bounded by the data rather than by its spread.
  */
 export const MAX_INDEXED_VALUES = 4096;
 
 /**
- * The labels holding each scalar value of one kind in one field (a string's dictionary
- * code, or a number: Map keys compare as SameValueZero, so 0 and -0 are one key, as `===`
- * makes them one value). A label whose value changes or is cleared leaves a stale entry:
- * `stale()` counts it, readers retest every entry against the column (`holds`) while a
- * list has any, and a list is rewritten without them once they outnumber the live ones.
- * A label cleared and set again to the same value is listed twice until then, which a
- * bitmap union absorbs.
+ * The labels holding each value of one kind in one field: a list element's code, a
+ * scalar string's code, or a number (Map keys compare as SameValueZero, so 0 and -0 are
+ * one key, as `===` makes them one value). Appended on set. A label whose value changes
+ * or is cleared leaves a stale entry: `stale()` counts it, readers retest every entry
+ * with `holds` while a list has any, and a list is rewritten without them once they
+ * outnumber the live ones — so a clear never scans a long posting list. A label cleared
+ * and given the same value again is listed twice until then, which a bitmap union absorbs.
  */
-class ValuePostings<K extends number> {
-  private readonly lists = new Map<K, Postings>();
+class ValuePostings {
+  private readonly lists = new Map<number, Postings>();
   /** The keys in ascending order (numbers' ranges), rebuilt when a key comes or goes. */
   private sorted: Float64Array | undefined;
 
-  /** False once more than MAX_INDEXED_VALUES distinct keys were seen: the caller drops this index. */
-  add(key: K, label: number): boolean {
+  /** `holds(label, key)`: whether the label has the key now (the column's own answer). */
+  constructor(
+    private readonly holds: (label: number, key: number) => boolean,
+    private readonly limit = Infinity,
+  ) {}
+
+  /** False (and nothing added) when `key` would be a value past the limit: the caller drops this index. */
+  add(key: number, label: number): boolean {
     let p = this.lists.get(key);
     if (!p) {
-      if (this.lists.size >= MAX_INDEXED_VALUES) return false;
+      if (this.lists.size >= this.limit) return false;
       p = new Postings();
       this.lists.set(key, p);
       this.sorted = undefined;
@@ -239,12 +240,12 @@ class ValuePostings<K extends number> {
     return true;
   }
 
-  /** One entry of `key` went stale; `holds(label)` says whether a label still has the key. */
-  stale(key: K, holds: (label: number) => boolean): void {
+  /** One entry of `key` went stale (its label no longer holds it). */
+  stale(key: number): void {
     const p = this.lists.get(key);
     if (!p || ++p.stale * 2 <= p.length) return;
     const keep = new Set<number>();
-    for (let i = 0; i < p.length; i++) if (holds(p.labels[i])) keep.add(p.labels[i]);
+    for (let i = 0; i < p.length; i++) if (this.holds(p.labels[i], key)) keep.add(p.labels[i]);
     if (keep.size === 0) {
       this.lists.delete(key);
       this.sorted = undefined;
@@ -255,20 +256,22 @@ class ValuePostings<K extends number> {
     p.stale = 0;
   }
 
-  /** Adds to `out` the labels holding `key` (`holds` retests them while the list has stale entries). */
-  addTo(key: K, out: Bitmap, holds: (label: number) => boolean): void {
+  /** Adds to `out` the labels holding `key`. */
+  addTo(key: number, out: Bitmap): void {
     const p = this.lists.get(key);
     if (!p) return;
     const labels = p.labels;
     if (p.stale === 0) {
+      // No clear since the list was built or compacted: every entry is live, so skip the
+      // retest (for lists a read at a random place in the pool: the slow part).
       for (let i = 0; i < p.length; i++) out.add(labels[i]);
       return;
     }
-    for (let i = 0; i < p.length; i++) if (holds(labels[i])) out.add(labels[i]);
+    for (let i = 0; i < p.length; i++) if (this.holds(labels[i], key)) out.add(labels[i]);
   }
 
   /** The keys within [from, to] (inclusive bounds unless open), ascending. */
-  keysBetween(from: number, fromOpen: boolean, to: number, toOpen: boolean): K[] {
+  keysBetween(from: number, fromOpen: boolean, to: number, toOpen: boolean): number[] {
     if (!this.sorted) this.sorted = Float64Array.from(this.lists.keys()).sort();
     const keys = this.sorted;
     // First key not below the lower bound, by binary search; then walk up to the upper.
@@ -279,8 +282,8 @@ class ValuePostings<K extends number> {
       if (keys[mid] < from || (fromOpen && keys[mid] === from)) lo = mid + 1;
       else hi = mid;
     }
-    const out: K[] = [];
-    for (let i = lo; i < keys.length && (keys[i] < to || (!toOpen && keys[i] === to)); i++) out.push(keys[i] as K);
+    const out: number[] = [];
+    for (let i = lo; i < keys.length && (keys[i] < to || (!toOpen && keys[i] === to)); i++) out.push(keys[i]);
     return out;
   }
 }
@@ -294,12 +297,11 @@ class FieldColumn {
   private falses?: Bitmap;
   /** Codes of each label's list value, as written; none when not a list. */
   private lists?: ListCodes;
-  private postings?: Map<number, Postings>;
-  /** Labels by scalar string code and by number (see ValuePostings); null once a kind had too many values. */
-  private stringLabels?: ValuePostings<number> | null;
-  private numberLabels?: ValuePostings<number> | null;
-  private readonly holdsNumber = (value: number) => (label: number): boolean => this.numbers?.[label] === value;
-  private readonly holdsString = (code: number) => (label: number): boolean => this.strings?.[label] === code;
+  /** Labels by list element code (every list value is indexed). */
+  private listLabels?: ValuePostings;
+  /** Labels by scalar string code and by number; null once a kind had too many values. */
+  private stringLabels?: ValuePostings | null;
+  private numberLabels?: ValuePostings | null;
   /** Strings of this field (scalar values and list elements) to their codes. */
   private readonly dictionary = new Map<string, number>();
   /** The same strings by code (a query's includeMetadata reads values back). */
@@ -314,32 +316,26 @@ class FieldColumn {
     if (typeof value === 'number') {
       this.numbers ??= new Float64Array(this.capacity).fill(Number.NaN);
       this.numbers[label] = value;
-      if (this.numberLabels === undefined) this.numberLabels = new ValuePostings();
-      if (this.numberLabels && !this.numberLabels.add(value, label)) this.numberLabels = null;
+      // undefined: not made yet; null: dropped at the limit, for good.
+      if (this.numberLabels === undefined) this.numberLabels = new ValuePostings((l, v) => this.numbers?.[l] === v, MAX_INDEXED_VALUES);
+      if (this.numberLabels?.add(value, label) === false) this.numberLabels = null;
     } else if (typeof value === 'string') {
       this.strings ??= new Int32Array(this.capacity).fill(NO_STRING);
       const code = this.code(value);
       this.strings[label] = code;
-      if (this.stringLabels === undefined) this.stringLabels = new ValuePostings();
-      if (this.stringLabels && !this.stringLabels.add(code, label)) this.stringLabels = null;
+      if (this.stringLabels === undefined) this.stringLabels = new ValuePostings((l, c) => this.strings?.[l] === c, MAX_INDEXED_VALUES);
+      if (this.stringLabels?.add(code, label) === false) this.stringLabels = null;
     } else if (typeof value === 'boolean') {
       this.trues ??= new Bitmap(this.capacity);
       this.falses ??= new Bitmap(this.capacity);
       (value ? this.trues : this.falses).add(label);
     } else {
       this.lists ??= new ListCodes(this.capacity);
-      this.postings ??= new Map();
+      this.listLabels ??= new ValuePostings((l, c) => this.lists?.has(l, c) === true);
       const codes = value.map((s) => this.code(s));
       this.lists.set(label, codes);
       // One posting per distinct value (a list may repeat one).
-      for (const c of new Set(codes)) {
-        let p = this.postings.get(c);
-        if (!p) {
-          p = new Postings();
-          this.postings.set(c, p);
-        }
-        p.push(label);
-      }
+      for (const c of new Set(codes)) this.listLabels.add(c, label);
     }
   }
 
@@ -348,20 +344,17 @@ class FieldColumn {
     if (this.numbers && !Number.isNaN(this.numbers[label])) {
       const value = this.numbers[label];
       this.numbers[label] = Number.NaN;
-      this.numberLabels?.stale(value, this.holdsNumber(value));
+      this.numberLabels?.stale(value);
     }
     if (this.strings && this.strings[label] !== NO_STRING) {
       const code = this.strings[label];
       this.strings[label] = NO_STRING;
-      this.stringLabels?.stale(code, this.holdsString(code));
+      this.stringLabels?.stale(code);
     }
     this.trues?.delete(label);
     this.falses?.delete(label);
-    if (this.lists && this.postings) {
-      for (const c of new Set(this.lists.clear(label))) {
-        const p = this.postings.get(c);
-        if (p && ++p.stale * 2 > p.length) this.compact(c, p);
-      }
+    if (this.lists && this.listLabels) {
+      for (const c of new Set(this.lists.clear(label))) this.listLabels.stale(c);
     }
   }
 
@@ -400,7 +393,7 @@ class FieldColumn {
     const code = this.dictionary.get(value);
     if (code === undefined) return out;
     this.addStrings([code], out);
-    this.addListMatches(code, out);
+    this.listLabels?.addTo(code, out);
     return out;
   }
 
@@ -420,7 +413,7 @@ class FieldColumn {
     if (numbers.size > 0) this.addNumbers([...numbers], out);
     if (codes.length > 0) {
       this.addStrings(codes, out);
-      for (const c of codes) this.addListMatches(c, out);
+      for (const c of codes) this.listLabels?.addTo(c, out);
     }
     return out;
   }
@@ -430,7 +423,7 @@ class FieldColumn {
     const col = this.numbers;
     if (!col) return;
     if (this.numberLabels) {
-      for (const v of values) this.numberLabels.addTo(v, out, this.holdsNumber(v));
+      for (const v of values) this.numberLabels.addTo(v, out);
       return;
     }
     // `===` on doubles: 0 equals -0, as in the reference evaluator.
@@ -448,7 +441,7 @@ class FieldColumn {
     const col = this.strings;
     if (!col) return;
     if (this.stringLabels) {
-      for (const c of codes) this.stringLabels.addTo(c, out, this.holdsString(c));
+      for (const c of codes) this.stringLabels.addTo(c, out);
       return;
     }
     const wanted = new Uint8Array(this.dictionary.size);
@@ -494,38 +487,6 @@ class FieldColumn {
       if (op === 'gt' ? v > x : op === 'gte' ? v >= x : op === 'lt' ? v < x : v <= x) out.add(i);
     }
     return out;
-  }
-
-  private addListMatches(code: number, out: Bitmap): void {
-    const p = this.postings?.get(code);
-    const lists = this.lists;
-    if (!p || !lists) return;
-    if (p.stale === 0) {
-      // No clear since the list was built or compacted: every entry is live, so skip the
-      // per-label list check (a read at a random place in the pool: the slow part).
-      for (let i = 0; i < p.length; i++) out.add(p.labels[i]);
-      return;
-    }
-    for (let i = 0; i < p.length; i++) {
-      const label = p.labels[i];
-      if (lists.has(label, code)) out.add(label);
-    }
-  }
-
-  /** Rewrites a posting list without its stale (and duplicate) entries. */
-  private compact(code: number, p: Postings): void {
-    const keep = new Set<number>();
-    for (let i = 0; i < p.length; i++) {
-      const label = p.labels[i];
-      if (this.lists?.has(label, code)) keep.add(label);
-    }
-    if (keep.size === 0) {
-      this.postings?.delete(code);
-      return;
-    }
-    p.labels = Uint32Array.from(keep);
-    p.length = p.labels.length;
-    p.stale = 0;
   }
 
   private code(s: string): number {
