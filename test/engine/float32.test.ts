@@ -151,6 +151,9 @@ test('the native addon prints float32 arrays exactly as JSON.stringify of the Ja
     0, -0, 1, -1, 0.1, -0.1, 24.2890625, -177.140625, 1149143.25, 3291389.25, 1e-7, 1e-6, 1.5e-6, 1e21, 1e20, 1e22,
     123456789, 1.17549435e-38, 1.4e-45, -1.4e-45, 3.4028235e38, -3.4028235e38, 1e-14, 1e-15, 9.999999e-15, 0.5, 0.25,
     1024, 1023.99994, 1024.0001, 33554432, 16777217, 9.999999, 10.000001, 99999.99, 0.30000001192092896,
+    // The longest texts (an integer of 21 digits and a sign), and values just below a
+    // power of ten, whose decimal exponent is one less than the next float's.
+    -1e20, -1.2345678e20, -9.9999998e20, 0.099999994, 999999.94, 9.9999994e-15, 9.9999998e22, 1e23,
   ];
   const cases = [Float32Array.from(edges), new Float32Array(0)];
   const random = new Float32Array(200_000);
