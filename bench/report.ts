@@ -241,7 +241,8 @@ sockets, as load generators such as wrk are: on these shared cores every µs of 
 client spends is taken from the server. The unfiltered phases and the bare server were run
 again with Node's own \`http.request\` client (the harness's client in reports before
 2026-11-27), right after hnswlib's "beside" sweep, the ratios against the same hnswlib
-figures. Harness CPU per query includes the recall check of each answer.
+figures. Harness CPU per query: the harness's CPU while the queries ran; every answer is checked
+(recall, filters) after the phase's clock stops, so the check takes no core from the server.
 
 ${markdown(table)}
 
