@@ -11,11 +11,10 @@
 //   npm run build && node dist/bench/fixed-cost.js [--n 20000] [--dim 128] [--queries 3000]
 //     [--rounds 3] [--cpu-prof DIR]   (--cpu-prof profiles the server process into DIR)
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
-import { availableParallelism } from 'node:os';
 import { generateDense } from './data.js';
 import { DEFAULT_EF, flag, hnswReference, queryBodies, TOP_K, upsertAll, waitIndexed } from './dense-fixture.js';
 import { measureEcho } from './echo-server.js';
