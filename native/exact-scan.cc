@@ -1,7 +1,7 @@
 // Native pre-pass of the engine's exact scan (src/engine/vectors/exact-scan.ts).
 //
 // candidates(query, metric, chunks, chunkShift, norms, labels, count, k, out, codes,
-// params) scores every label in float32 SIMD (or from its int8 codes, below) and writes
+// params, held, rows) scores every label in float32 SIMD (or from its int8 codes, below) and writes
 // to `out` the labels that can still be among the k best, returning how many. It does
 // NOT produce the answer: the caller rescores those labels with the JavaScript Scorer,
 // whose float64 sums and float32 rounding define every score Conifer prints. Exactness rests on one bound per label:
@@ -34,7 +34,8 @@
 // rank and bound by |q|·|d|; euclidean ranks −(|q|² + |d|² − 2·dot), so the bound doubles,
 // plus 10⁻⁹ of |q|² + |d|². An uncoded label is scored from its floats as above.
 //
-// denseScores(query, metric, chunks, chunkShift, norms, labels, count, qNorm, out) writes
+// denseScores(query, metric, chunks, chunkShift, norms, labels, count, qNorm, out, held,
+// rows) writes
 // to out[i] the exact dense part of labels[i]'s score: what Scorer.denseScore() computes
 // in JavaScript, bit for bit. Each label's sum is the same float64 sum in the same order
 // (products of float32 values as doubles, which are exact; additions in dimension order;
@@ -42,11 +43,18 @@
 // caller's) times the same norm. Four labels are summed side by side so their
 // independent additions overlap; each label's own additions keep their order.
 //
+// Where a label's vector is: both functions end with two more arguments, held and rows.
+// held (a Uint8Array by label, or null) marks with 1 the labels whose vector the arena
+// holds (its chunks); any other label's vector is read from the graph node that is then
+// its only copy, through rows (an External from the graph's rows(), native/graph-rows.h;
+// null when the arena holds every vector). A label neither holds is outside the arena.
+//
 // Thread rule: called only from the engine worker thread that owns the arrays; it reads
 // them during the call and keeps no reference.
 #include "exact-scan.h"
 
 #include "arg-checks.h"
+#include "graph-rows.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -62,6 +70,7 @@
 
 namespace {
 
+using arg_checks::isNullish;
 using arg_checks::typedArray;
 using arg_checks::fail;
 
@@ -270,16 +279,51 @@ struct Scan {
   size_t normsLength;
   const uint32_t* labels;
   uint32_t count;
+  // The two last arguments (see the top of this file): rows is null unless held is set.
+  const uint8_t* held = nullptr;
+  size_t heldLength = 0;
+  const conifer_graph::GraphRows* rows = nullptr;
 
-  // Label `label`'s vector, or null when it lies outside the arena.
+  // Label `label`'s vector (its node's when the arena does not hold it), or null when it
+  // lies outside both.
   const float* Vector(Chunks& chunks, uint32_t label) const {
+    if (label >= normsLength) return nullptr;
+    if (rows && !(label < heldLength && held[label] == 1)) {
+      if (const float* row = rows->Row(label)) return row;
+    }
     const float* chunk;
     size_t length;
     const size_t at = size_t(label & ((1u << shift) - 1)) * dim;
-    if (!chunks.Get(label >> shift, &chunk, &length) || at + dim > length || label >= normsLength) return nullptr;
+    if (!chunks.Get(label >> shift, &chunk, &length) || at + dim > length) return nullptr;
     return chunk + at;
   }
 };
+
+// Parses the held and rows arguments into *scan; false after throwing a TypeError.
+bool parseSource(napi_env env, const char* fn, napi_value heldArg, napi_value rowsArg, Scan* scan) {
+  const std::string name(fn);
+  if (isNullish(env, heldArg)) {
+    if (!isNullish(env, rowsArg)) return fail(env, (name + ": rows needs held").c_str()), false;
+    return true;
+  }
+  void* data;
+  if (!typedArray(env, heldArg, napi_uint8_array, &data, &scan->heldLength)) return fail(env, (name + ": held must be a Uint8Array or null").c_str()), false;
+  scan->held = static_cast<const uint8_t*>(data);
+  if (isNullish(env, rowsArg)) return true;
+  void* rows = nullptr;
+  napi_valuetype type;
+  if (napi_typeof(env, rowsArg, &type) != napi_ok || type != napi_external || napi_get_value_external(env, rowsArg, &rows) != napi_ok ||
+      rows == nullptr) {
+    return fail(env, (name + ": rows must be a graph's rows() or null").c_str()), false;
+  }
+  const auto* r = static_cast<const conifer_graph::GraphRows*>(rows);
+  if (r->magic != conifer_graph::kGraphRowsMagic || r->size != sizeof(conifer_graph::GraphRows)) {
+    return fail(env, (name + ": rows must be a graph's rows() or null").c_str()), false;
+  }
+  if (r->dim != scan->dim) return fail(env, (name + ": the graph's dimension is not the query's").c_str()), false;
+  scan->rows = r;
+  return true;
+}
 
 // Reads the call's `expected` arguments into argv and parses argv[0..7) into *scan; false
 // after throwing a TypeError that names `fn`.
@@ -353,9 +397,9 @@ void exact4(const double* q, const float* const* d, uint32_t dim, double* out) {
 }  // namespace
 
 napi_value Candidates(napi_env env, napi_callback_info info) {
-  napi_value argv[11];
+  napi_value argv[13];
   Scan scan;
-  if (!parseScan(env, info, "candidates", 11, argv, &scan)) return nullptr;
+  if (!parseScan(env, info, "candidates", 13, argv, &scan) || !parseSource(env, "candidates", argv[11], argv[12], &scan)) return nullptr;
   uint32_t k;
   if (napi_get_value_uint32(env, argv[7], &k) != napi_ok || k == 0) return fail(env, "candidates: bad k");
   void* outData;
@@ -490,9 +534,9 @@ napi_value Candidates(napi_env env, napi_callback_info info) {
 }
 
 napi_value DenseScores(napi_env env, napi_callback_info info) {
-  napi_value argv[9];
+  napi_value argv[11];
   Scan scan;
-  if (!parseScan(env, info, "denseScores", 9, argv, &scan)) return nullptr;
+  if (!parseScan(env, info, "denseScores", 11, argv, &scan) || !parseSource(env, "denseScores", argv[9], argv[10], &scan)) return nullptr;
   double qNorm;
   if (napi_get_value_double(env, argv[7], &qNorm) != napi_ok) return fail(env, "denseScores: qNorm must be a number");
   void* outData;

@@ -16,9 +16,17 @@
 // snapshots written through hnswlib-node load here and the other way round (a test does
 // both).
 //
-// Metrics as hnswlib-node defines them: 'l2' (squared euclidean), 'ip' (1 − dot), 'cosine'
-// ('ip' over vectors scaled to unit length on the way in, the query included; a zero vector
-// is left as it is).
+// Metrics: 'l2' (squared euclidean) and 'ip' (1 − dot) as hnswlib-node defines them, and
+// 'cosine' as Conifer keeps it (RawCosineSpace below): each node holds the vector as it
+// was written, then its inverse length, so that for every metric a node's first dim floats
+// are the record's values bit for bit and the engine keeps no other copy of a vector once
+// its node holds it (src/engine/vectors/arena.ts; rows() and vectors() read the nodes).
+// hnswlib-node's cosine nodes hold unit vectors instead: its 'l2' and 'ip' graph files
+// load here and the other way round, its cosine files are refused (another vector size).
+//
+// rows() hands the node array to the exact scan (native/graph-rows.h); nodeOf maps a label
+// to its node for it, kept here because hnswlib's own map is a hash table the scan's
+// module cannot read.
 //
 // Thread rule: an HnswIndex belongs to the JavaScript thread that created it, and every
 // method but saveInBackground is synchronous. addPoints and searchMany may share their
@@ -44,6 +52,7 @@
 #include <vector>
 
 #include "arg-checks.h"
+#include "graph-rows.h"
 #include "helper-pool.h"
 #include "huge-pages.h"
 
@@ -83,9 +92,109 @@ using arg_checks::isNullish;
 using arg_checks::number;
 using arg_checks::typedArray;
 
+// The cosine space: a node's data is dim floats as written, then 1/‖v‖ as a float (0 for
+// a zero vector, +Infinity when ‖v‖ is too small for float32 to hold its inverse).
+// Distance 1 − (a·b)·(1/‖a‖)·(1/‖b‖), with a·b from the same SIMD functions hnswlib's 'ip'
+// space picks for the dimension, so a walk costs what it did over unit vectors (one more
+// multiply). Where float32 cannot hold that product (values so large the dot overflows,
+// or so small their inverse lengths do) it is computed in float64 from the values instead:
+// a walk then still orders such vectors as cosine does.
+class RawCosineSpace : public hnswlib::SpaceInterface<float> {
+ public:
+  explicit RawCosineSpace(size_t dim) {
+    param_.dim = dim;
+    // hnswlib's 'ip' space choice for this CPU and dimension, each dot product a direct
+    // (inlined) call: one indirect call per distance, as for 'ip', not two.
+#if defined(USE_AVX)
+    if (AVXCapable()) {
+      Choose<hnswlib::InnerProductSIMD16ExtAVX, hnswlib::InnerProductSIMD4ExtAVX>(dim);
+      return;
+    }
+#endif
+#if defined(USE_SSE)
+    Choose<hnswlib::InnerProductSIMD16ExtSSE, hnswlib::InnerProductSIMD4ExtSSE>(dim);
+#else
+    distance_ = DistanceWith<hnswlib::InnerProduct>;
+#endif
+  }
+  size_t get_data_size() override { return (param_.dim + 1) * sizeof(float); }
+  hnswlib::DISTFUNC<float> get_dist_func() override { return distance_; }
+  void* get_dist_func_param() override { return &param_; }
+
+  // Writes `v` (dim floats) and its inverse length into out[0..dim].
+  static void Prepare(const float* v, size_t dim, float* out) {
+    double sum = 0;
+    for (size_t i = 0; i < dim; i++) sum += double(v[i]) * double(v[i]);
+    memcpy(out, v, dim * sizeof(float));
+    out[dim] = sum > 0 ? float(1 / std::sqrt(sum)) : 0.0f;
+  }
+
+ private:
+  using Dot = float (*)(const void*, const void*, const void*);
+  struct Param {
+    size_t dim;  // hnswlib's dot products read their length through a pointer to it
+  };
+
+  template <Dot k16, Dot k4>
+  void Choose(size_t dim) {
+    if (dim % 16 == 0) distance_ = DistanceWith<k16>;
+    else if (dim % 4 == 0) distance_ = DistanceWith<k4>;
+    else if (dim > 16) distance_ = DistanceWith<Residual<k16, 16>>;
+    else if (dim > 4) distance_ = DistanceWith<Residual<k4, 4>>;
+    else distance_ = DistanceWith<hnswlib::InnerProduct>;
+  }
+
+  // The SIMD dot over the largest multiple of kStep, the rest one by one (hnswlib's residuals).
+  template <Dot kSimd, size_t kStep>
+  static float Residual(const void* a, const void* b, const void* n) {
+    const size_t dim = *static_cast<const size_t*>(n);
+    size_t whole = dim / kStep * kStep, rest = dim - whole;
+    return kSimd(a, b, &whole) + hnswlib::InnerProduct(static_cast<const float*>(a) + whole, static_cast<const float*>(b) + whole, &rest);
+  }
+
+  template <Dot kDot>
+  static float DistanceWith(const void* a, const void* b, const void* p) {
+    const size_t dim = static_cast<const Param*>(p)->dim;
+    const float* x = static_cast<const float*>(a);
+    const float* y = static_cast<const float*>(b);
+    const float ix = x[dim], iy = y[dim];
+    if (ix == 0 || iy == 0) return 1.0f;  // a zero vector, as 'ip' over it
+    const float scale = ix * iy;
+    if (scale < 1e30f) {
+      const float d = 1.0f - kDot(a, b, &dim) * scale;
+      if (std::isfinite(d)) return d;
+    }
+    double xy = 0, xx = 0, yy = 0;
+    for (size_t i = 0; i < dim; i++) {
+      xy += double(x[i]) * double(y[i]);
+      xx += double(x[i]) * double(x[i]);
+      yy += double(y[i]) * double(y[i]);
+    }
+    return float(1 - xy / (std::sqrt(xx) * std::sqrt(yy)));
+  }
+
+  Param param_;
+  hnswlib::DISTFUNC<float> distance_ = nullptr;
+};
+
+// The node of each label (label → internal id; kNoNode when none), for rows().
+std::vector<uint32_t> NodesOf(const hnswlib::HierarchicalNSW<float>& g) {
+  std::vector<uint32_t> nodeOf;
+  const size_t count = g.cur_element_count;
+  for (size_t i = 0; i < count; i++) {
+    const size_t label = g.getExternalLabel(static_cast<hnswlib::tableint>(i));
+    if (label > 0xfffffffeu) throw std::runtime_error("the graph file holds a label past 2^32 - 2");
+    if (label >= nodeOf.size()) nodeOf.resize(std::max(label + 1, nodeOf.size() * 2), conifer_graph::kNoNode);
+    nodeOf[label] = static_cast<uint32_t>(i);
+  }
+  return nodeOf;
+}
+
 struct HnswIndex {
   uint32_t dim = 0;
-  bool normalize = false;
+  bool cosine = false;
+  // nodeOf[label]: the label's node (NodesOf); kept in step by every call that adds nodes.
+  std::vector<uint32_t> nodeOf;
   std::unique_ptr<hnswlib::SpaceInterface<float>> space;
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> index;
   // The ef last given to hnswlib (setEf is a member write; most queries keep it).
@@ -95,6 +204,7 @@ struct HnswIndex {
   // (Settle), and every method settles first, so the graph is never used half-read.
   std::thread loading;
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> loaded;
+  std::vector<uint32_t> loadedNodeOf;
   std::string loadError;
   // A background save (saveInBackground) in progress: set on the owner thread when it is
   // queued, cleared by the pool thread when the file is written (under saveMutex).
@@ -129,7 +239,7 @@ std::unique_ptr<hnswlib::HierarchicalNSW<float>> ReadGraph(hnswlib::SpaceInterfa
     throw;
   }
   if (graph->label_offset_ - graph->offsetData_ != space->get_data_size())
-    throw std::runtime_error("the graph file holds vectors of another dimension");
+    throw std::runtime_error("the graph file holds vectors of another dimension (or unit vectors: a cosine graph hnswlib-node wrote)");
   return graph;
 }
 
@@ -141,6 +251,7 @@ bool Settle(napi_env env, HnswIndex* h, bool report) {
   h->ef = 0;
   if (h->loadError.empty()) {
     h->index = std::move(h->loaded);
+    h->nodeOf = std::move(h->loadedNodeOf);
     return true;
   }
   std::string error;
@@ -174,13 +285,13 @@ void WriteGraph(hnswlib::HierarchicalNSW<float>* g, const std::string& path) {
                              std::to_string(expected) + " bytes; is the disk full?)");
 }
 
-// Scales `v` (dim floats) to unit length into `out`, as hnswlib-node's cosine space does:
-// float sum of squares in order, then one division per component.
-void unitLength(const float* v, uint32_t dim, float* out) {
-  float sum = 0.0f;
-  for (uint32_t i = 0; i < dim; i++) sum += v[i] * v[i];
-  const float norm = std::sqrt(std::fabs(sum));
-  for (uint32_t i = 0; i < dim; i++) out[i] = norm > 0.0f ? v[i] / norm : v[i];
+// A vector as the graph's space takes it (a point or a query): `v` itself, or under cosine
+// `v` and its inverse length copied into `scratch` (dim + 1 floats).
+const float* AsNode(const HnswIndex* h, const float* v, std::vector<float>& scratch) {
+  if (!h->cosine) return v;
+  scratch.resize(h->dim + 1);
+  RawCosineSpace::Prepare(v, h->dim, scratch.data());
+  return scratch.data();
 }
 
 // A filter that admits the labels set in a Bitmap's words (src/engine/metadata/bitmap.ts:
@@ -293,11 +404,13 @@ napi_value New(napi_env env, napi_callback_info info) {
   if (!Count(env, argv[1], 1 << 20, &dim) || dim == 0) return fail(env, "HnswIndex(space, dim): dim is a whole number from 1");
   auto h = std::make_unique<HnswIndex>();
   h->dim = static_cast<uint32_t>(dim);
-  h->normalize = name == "cosine";
+  h->cosine = name == "cosine";
   if (name == "l2")
     h->space = std::make_unique<hnswlib::L2Space>(dim);
-  else
+  else if (name == "ip")
     h->space = std::make_unique<hnswlib::InnerProductSpace>(dim);
+  else
+    h->space = std::make_unique<RawCosineSpace>(dim);
   HnswIndex* raw = h.release();
   napi_status status = napi_wrap(
       env, self, raw, [](napi_env, void* data, void*) { delete static_cast<HnswIndex*>(data); }, nullptr, nullptr);
@@ -321,6 +434,7 @@ napi_value Init(napi_env env, napi_callback_info info) {
     return fail(env, "init(capacity, M, efConstruction, seed): whole numbers, M from 2");
   return Guard(env, [&] {
     h->index = std::make_unique<hnswlib::HierarchicalNSW<float>>(h->space.get(), capacity, m, efc, seed);
+    h->nodeOf.clear();
     h->ef = 0;
     return Undefined(env);
   });
@@ -340,17 +454,22 @@ napi_value Load(napi_env env, napi_callback_info info) {
       (argc == 2 && !isNullish(env, argv[1]) && napi_get_value_bool(env, argv[1], &background) != napi_ok))
     return fail(env, "load(path: string, background?: boolean)");
   h->index.reset();
+  h->nodeOf.clear();
   h->ef = 0;
   if (!background) {
     return Guard(env, [&] {
-      h->index = ReadGraph(h->space.get(), path);
+      auto graph = ReadGraph(h->space.get(), path);
+      h->nodeOf = NodesOf(*graph);
+      h->index = std::move(graph);
       return Undefined(env);
     });
   }
   return Guard(env, [&] {
     h->loading = std::thread([h, path] {
       try {
-        h->loaded = ReadGraph(h->space.get(), path);
+        auto graph = ReadGraph(h->space.get(), path);
+        h->loadedNodeOf = NodesOf(*graph);
+        h->loaded = std::move(graph);
       } catch (const std::exception& err) {
         h->loadError = err.what();
       } catch (...) {
@@ -518,19 +637,13 @@ napi_value AddPoints(napi_env env, napi_callback_info info) {
       throw std::runtime_error("addPoints: not enough capacity (resize first)");
     hnswlib::HierarchicalNSW<float>* index = h->index.get();
     const uint32_t dim = h->dim;
-    const bool normalize = h->normalize;
     std::atomic<size_t> next{0};
     std::mutex failed;
     std::string error;
     // Inserts point i; the first failure is kept and stops every thread.
-    auto insert = [&](size_t i, std::vector<float>& unit) {
+    auto insert = [&](size_t i, std::vector<float>& scratch) {
       try {
-        const float* v = vectors + i * dim;
-        if (normalize) {
-          unitLength(v, dim, unit.data());
-          v = unit.data();
-        }
-        index->addPoint(v, labels[i]);
+        index->addPoint(AsNode(h, vectors + i * dim, scratch), labels[i]);
       } catch (const std::exception& err) {
         std::lock_guard<std::mutex> lock(failed);
         if (error.empty()) error = err.what();
@@ -539,12 +652,12 @@ napi_value AddPoints(napi_env env, napi_callback_info info) {
     };
     // Takes the next point not yet taken until none is left (run by every thread).
     auto work = [&] {
-      std::vector<float> unit(normalize ? dim : 0);
-      for (size_t i = next++; i < n; i = next++) insert(i, unit);
+      std::vector<float> scratch;
+      for (size_t i = next++; i < n; i = next++) insert(i, scratch);
     };
     if (n > 0 && index->getCurrentElementCount() == 0) {
-      std::vector<float> unit(normalize ? dim : 0);
-      insert(0, unit);
+      std::vector<float> scratch;
+      insert(0, scratch);
       if (next == 0) next = 1;
     }
     const size_t remaining = n - std::min(n, next.load());
@@ -554,6 +667,13 @@ napi_value AddPoints(napi_env env, napi_callback_info info) {
     for (size_t t = 0; t < extra; t++) helpers.emplace_back(work);
     work();
     for (auto& t : helpers) t.join();
+    // Every label that has a node now (all of them, unless an insert failed) in nodeOf.
+    for (size_t i = 0; i < n; i++) {
+      const auto found = index->label_lookup_.find(labels[i]);
+      if (found == index->label_lookup_.end()) continue;
+      if (labels[i] >= h->nodeOf.size()) h->nodeOf.resize(std::max<size_t>(labels[i] + 1, h->nodeOf.size() * 2), conifer_graph::kNoNode);
+      h->nodeOf[labels[i]] = found->second;
+    }
     if (!error.empty()) throw std::runtime_error(error);
     return Undefined(env);
   });
@@ -590,13 +710,8 @@ napi_value Search(napi_env env, napi_callback_info info) {
     words = static_cast<const uint32_t*>(wdata);
   }
   return Guard(env, [&]() -> napi_value {
-    const float* q = static_cast<const float*>(qdata);
-    std::vector<float> unit;
-    if (h->normalize) {
-      unit.resize(h->dim);
-      unitLength(q, h->dim, unit.data());
-      q = unit.data();
-    }
+    std::vector<float> scratch;
+    const float* q = AsNode(h, static_cast<const float*>(qdata), scratch);
     const size_t wanted = std::max(ef, k);
     if (wanted != h->ef) {
       h->index->setEf(wanted);
@@ -674,14 +789,10 @@ napi_value SearchMany(napi_env env, napi_callback_info info) {
     std::string error;
     // Takes the next query not yet taken until none is left (run by every thread).
     auto work = [&] {
-      std::vector<float> unit(h->normalize ? h->dim : 0);
+      std::vector<float> scratch;
       for (size_t i = next++; i < count; i = next++) {
         try {
-          const float* q = queries + i * h->dim;
-          if (h->normalize) {
-            unitLength(q, h->dim, unit.data());
-            q = unit.data();
-          }
+          const float* q = AsNode(h, queries + i * h->dim, scratch);
           BitmapFilter filter(words[i], bits[i]);
           auto heap = h->index->searchKnn(q, k, words[i] ? &filter : nullptr);
           auto& labels = found[i];
@@ -724,7 +835,94 @@ napi_value Close(napi_env env, napi_callback_info info) {
   HnswIndex* h = Self(env, info, 0, nullptr, &argc, false);
   if (!h) return nullptr;
   h->index.reset();
+  h->nodeOf.clear();
+  h->nodeOf.shrink_to_fit();
   return Undefined(env);
+}
+
+// rows(): an External holding a GraphRows (native/graph-rows.h) over the nodes as they are
+// now, for the exact scan; valid only until the next call that changes the graph.
+napi_value Rows(napi_env env, napi_callback_info info) {
+  size_t argc;
+  HnswIndex* h = Self(env, info, 0, nullptr, &argc, true, kReads);
+  if (!h) return nullptr;
+  return Guard(env, [&]() -> napi_value {
+    auto rows = std::make_unique<conifer_graph::GraphRows>();
+    const auto* g = h->index.get();
+    rows->base = g->data_level0_memory_ + g->offsetData_;
+    rows->stride = g->size_data_per_element_;
+    rows->nodes = g->cur_element_count;
+    rows->dim = h->dim;
+    rows->nodeOf = h->nodeOf.data();
+    rows->nodeOfLength = h->nodeOf.size();
+    napi_value out;
+    if (napi_create_external(env, rows.get(), [](napi_env, void* data, void*) { delete static_cast<conifer_graph::GraphRows*>(data); },
+                             nullptr, &out) != napi_ok)
+      throw std::runtime_error("could not allocate the rows");
+    rows.release();
+    return out;
+  });
+}
+
+// vectors(labels: Uint32Array, out: Float32Array): copies each label's node vector (dim
+// floats: the values as written, for every metric) into out, one after another; throws
+// when a label has no node.
+napi_value Vectors(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  size_t argc;
+  HnswIndex* h = Self(env, info, 2, argv, &argc, true, kReads);
+  if (!h) return nullptr;
+  void* ldata;
+  void* odata;
+  size_t n, outLength;
+  if (argc != 2 || !typedArray(env, argv[0], napi_uint32_array, &ldata, &n) || !typedArray(env, argv[1], napi_float32_array, &odata, &outLength) ||
+      outLength < n * h->dim)
+    return fail(env, "vectors(labels: Uint32Array, out: Float32Array of labels.length × dim)");
+  const uint32_t* labels = static_cast<const uint32_t*>(ldata);
+  float* out = static_cast<float*>(odata);
+  return Guard(env, [&]() -> napi_value {
+    const auto* g = h->index.get();
+    for (size_t i = 0; i < n; i++) {
+      const uint32_t node = labels[i] < h->nodeOf.size() ? h->nodeOf[labels[i]] : conifer_graph::kNoNode;
+      if (node == conifer_graph::kNoNode || node >= g->cur_element_count)
+        throw std::runtime_error("vectors: label " + std::to_string(labels[i]) + " has no node");
+      memcpy(out + i * h->dim, g->getDataByInternalId(node), h->dim * sizeof(float));
+    }
+    return Undefined(env);
+  });
+}
+
+// holding(labels: Uint32Array, vectors: Float32Array (labels.length × dim)): a Uint8Array,
+// 1 where the label has a node whose vector is bit for bit the one given, 0 elsewhere (no
+// node, or another vector): what a restore checks before trusting a snapshot's node as a
+// vector's only copy.
+napi_value Holding(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  size_t argc;
+  HnswIndex* h = Self(env, info, 2, argv, &argc, true, kReads);
+  if (!h) return nullptr;
+  void* ldata;
+  void* vdata;
+  size_t n, vlen;
+  if (argc != 2 || !typedArray(env, argv[0], napi_uint32_array, &ldata, &n) || !typedArray(env, argv[1], napi_float32_array, &vdata, &vlen) ||
+      vlen != n * h->dim)
+    return fail(env, "holding(labels: Uint32Array, vectors: Float32Array of labels.length × dim)");
+  const uint32_t* labels = static_cast<const uint32_t*>(ldata);
+  const float* vectors = static_cast<const float*>(vdata);
+  return Guard(env, [&]() -> napi_value {
+    napi_value buffer, out;
+    void* odata;
+    if (napi_create_arraybuffer(env, n, &odata, &buffer) != napi_ok || napi_create_typedarray(env, napi_uint8_array, n, buffer, 0, &out) != napi_ok)
+      throw std::runtime_error("could not allocate the answer");
+    uint8_t* same = static_cast<uint8_t*>(odata);
+    const auto* g = h->index.get();
+    for (size_t i = 0; i < n; i++) {
+      const uint32_t node = labels[i] < h->nodeOf.size() ? h->nodeOf[labels[i]] : conifer_graph::kNoNode;
+      same[i] = node != conifer_graph::kNoNode && node < g->cur_element_count &&
+                memcmp(g->getDataByInternalId(node), vectors + i * h->dim, h->dim * sizeof(float)) == 0;
+    }
+    return out;
+  });
 }
 
 }  // namespace
@@ -746,6 +944,9 @@ napi_value Register(napi_env env, napi_value exports) {
       {"search", nullptr, Search, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"searchMany", nullptr, SearchMany, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"close", nullptr, Close, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"rows", nullptr, Rows, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"vectors", nullptr, Vectors, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"holding", nullptr, Holding, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_value cls;
   napi_define_class(env, "HnswIndex", NAPI_AUTO_LENGTH, New, nullptr, sizeof methods / sizeof methods[0], methods, &cls);

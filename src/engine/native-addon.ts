@@ -12,13 +12,20 @@ export interface NativeAddon {
    * codeLists) is scored from them.
    */
   candidates(
-    ...args: [...ScanNativeArgs, k: number, out: Uint32Array, codes: readonly (Int8Array | undefined)[], params: readonly (Float32Array | undefined)[]]
+    ...args: [
+      ...ScanNativeArgs,
+      k: number,
+      out: Uint32Array,
+      codes: readonly (Int8Array | undefined)[],
+      params: readonly (Float32Array | undefined)[],
+      ...source: ScanSourceArgs,
+    ]
   ): number;
   /**
    * Exact dense parts of labels[0..count)'s scores into out (native/exact-scan.cc; used by
    * vectors/exact-scan.ts): bit for bit what Scorer.denseScore() computes, `qNorm` its query norm.
    */
-  denseScores(...args: [...ScanNativeArgs, qNorm: number, out: Float64Array]): void;
+  denseScores(...args: [...ScanNativeArgs, qNorm: number, out: Float64Array, ...source: ScanSourceArgs]): void;
   /**
    * One vector's int8 codes into codes[codesAt..+dim) and [scale, error, L1] into
    * params[paramsAt..+3) (native/exact-scan.cc; used by vectors/arena.ts code()).
@@ -84,12 +91,26 @@ export interface NativeAddon {
 export type ScanNativeArgs = [
   query: Float32Array,
   metric: 0 | 1 | 2,
-  chunks: readonly Float32Array[],
+  chunks: readonly (Float32Array | undefined)[],
   chunkShift: number,
   norms: Float64Array,
   labels: Uint32Array,
   count: number,
 ];
+
+/**
+ * Where the scan finds the vectors the arena does not hold (native/exact-scan.cc):
+ * `held` marks with 1 the labels the arena holds (vectors/arena.ts heldFlags), and every
+ * other label's vector is read from its node in the graph `rows` describes; both null
+ * when the arena holds every vector.
+ */
+export type ScanSourceArgs = [held: Uint8Array | null, rows: GraphRows | null];
+
+/**
+ * A graph's node array as the exact scan reads it (native/graph-rows.h), from the graph's
+ * rows(): valid only until the graph next changes, so it is asked for per call, never kept.
+ */
+export type GraphRows = { readonly __graphRows: unique symbol };
 
 /**
  * A sparse query and the index it runs on, as native/sparse-search.cc takes them: per

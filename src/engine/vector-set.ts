@@ -25,8 +25,15 @@
 //   which the tail scan reads; they are dropped when its insert slice takes it, when it is
 //   removed and with the graph. A missing code only costs speed (the scan reads the
 //   floats); a stale one cannot exist (storing a vector drops its label's codes).
+// - One copy of each vector: a live label's vector is in the arena (HELD), or only in its
+//   node of the SERVING graph (RELEASED), which then holds it as written (graph.has()).
+//   A label is released when the serving graph takes its current vector (an insert slice,
+//   or a restored snapshot once loaded), held again when its vector changes, and every
+//   released vector is copied back into the arena before the graph that holds it goes
+//   (dropped below the size for one, failed, or replaced by a rebuild that lacks it).
+//   Only with the native addon: without it the scan reads the arena alone, and all stay held.
 import type { FilterNode } from './filter.js';
-import { GraphError, HnswGraph } from './graph/hnsw-graph.js';
+import { GraphError, HnswGraph, type InsertSource } from './graph/hnsw-graph.js';
 import type { NamespaceToWrite } from './snapshot/snapshot-files.js';
 import type { Metadata, Metric, SparseValues, StoredRecord } from './model.js';
 import { Bitmap } from './metadata/bitmap.js';
@@ -34,8 +41,9 @@ import { METADATA_IN_STORE, MetadataColumns } from './metadata/metadata-columns.
 import { choosePlan, filteredWalkEf, type Plan } from './planner/plan.js';
 import { HYBRID_POSTINGS_COVERAGE, HYBRID_THRESHOLD_MAX_POSTINGS, HYBRID_THRESHOLD_MAX_RECORDS, hybridSearch } from './sparse/hybrid.js';
 import { type PreparedSparse, prepareSparse, SparseIndex, type SparseHit } from './sparse/sparse-index.js';
-import { VectorArena } from './vectors/arena.js';
-import { bestOf, bestOfLabels, Scorer, type ScoredHit } from './vectors/exact-scan.js';
+import { RELEASED, VectorArena } from './vectors/arena.js';
+import { bestOf, bestOfLabels, Scorer, type ScoredHit, type VectorSource } from './vectors/exact-scan.js';
+import { nativeAddon } from './native-addon.js';
 import { LabelMap } from './vectors/labels.js';
 
 export interface SearchQuery {
@@ -166,6 +174,10 @@ export interface VectorSetEvents {
 export class VectorSet {
   private readonly labels = new LabelMap();
   private readonly arena: VectorArena;
+  /** What the scorers read vectors from: the arena, and the serving graph's nodes. */
+  private readonly source: VectorSource;
+  /** Whether a vector the serving graph holds leaves the arena (see the invariants above). */
+  private readonly oneCopy = nativeAddon !== undefined;
   private readonly seqs: number[] = [];
   /** Sparse values and their inverted index (sparse/). */
   private readonly sparse = new SparseIndex();
@@ -188,6 +200,14 @@ export class VectorSet {
     filterable?: readonly string[],
   ) {
     this.arena = new VectorArena(dim);
+    const arena = this.arena;
+    this.source = {
+      arena,
+      rows: () => {
+        if (!this.graph) throw new Error('engine: vectors released without a serving graph');
+        return this.graph.rows();
+      },
+    };
     this.columns = new MetadataColumns(undefined, filterable && new Set(filterable));
   }
 
@@ -227,7 +247,7 @@ export class VectorSet {
     if (label === undefined) {
       label = this.labels.assign(record.id);
     } else {
-      vectorChanged = !this.arena.equals(label, record.values);
+      vectorChanged = !this.hasVector(label, record.values);
     }
     this.seqs[label] = seq;
     if (vectorChanged) this.arena.set(label, record.values);
@@ -247,10 +267,10 @@ export class VectorSet {
     const label = this.labels.release(id);
     if (label === undefined) return;
     this.graphs((g) => g.invalidate(label));
-    this.arena.uncode(label);
+    this.arena.forget(label);
     this.sparse.remove(label);
     this.columns.remove(label);
-    if (this.graph && this.labels.size < this.options.graphMinRecords / 2) this.close();
+    if (this.graph && this.labels.size < this.options.graphMinRecords / 2) this.dropGraphs();
   }
 
   /** Removes every record whose last change is older than `seq` (a namespace drop). */
@@ -297,7 +317,7 @@ export class VectorSet {
     const id = this.labels.id(slot);
     if (id === undefined) throw new Error(`engine: label ${slot} is free`);
     const out: StoredRecord = { id };
-    if (this.dim > 0) out.values = this.arena.get(slot);
+    if (this.dim > 0) out.values = this.arena.holds(slot) ? this.arena.get(slot) : this.nodeVectors([slot]);
     const sparse = this.sparse.get(slot);
     if (sparse) out.sparse = sparse;
     return out;
@@ -342,7 +362,7 @@ export class VectorSet {
     // not load, it is not trusted: a fresh graph is built from the records instead.
     const failure = this.graph?.loadFailure();
     if (failure !== undefined) {
-      this.close();
+      this.dropGraphs(); // nothing to take back: no label is released before the load ends
       this.events?.graphLoadFailed(new GraphError(failure));
       if (this.labels.size >= this.options.graphMinRecords) this.serveFreshGraph();
       return;
@@ -355,7 +375,8 @@ export class VectorSet {
         if (g === this.graph) this.arena.code(label);
       }
     });
-    if (this.graph && this.labels.size < this.options.graphMinRecords / 2) this.close();
+    if (this.graph && this.oneCopy) this.releaseRestored(this.graph);
+    if (this.graph && this.labels.size < this.options.graphMinRecords / 2) this.dropGraphs();
   }
 
   /** What a snapshot needs of this namespace; undefined without a graph (nothing slow to rebuild). */
@@ -409,14 +430,25 @@ export class VectorSet {
     if (!graph) return;
     const isLive = (label: number): boolean => this.labels.id(label) !== undefined;
     const threads = this.options.insertThreads ?? 1;
+    const source = (serving: boolean): InsertSource => ({
+      taken: (label) => this.arena.uncode(label),
+      read: (label, out, at) => this.readVector(label, out, at),
+      inserted: (labels) => {
+        if (serving && this.oneCopy) for (const label of labels) this.arena.release(label);
+      },
+    });
     try {
-      graph.insertUntil(deadline, this.arena, isLive, threads);
+      graph.insertUntil(deadline, source(true), isLive, threads);
       if (graph.pending > 0 || performance.now() >= deadline) return;
       if (!this.rebuild && this.needsRebuild()) this.rebuild = this.freshGraph();
       if (this.rebuild) {
-        this.rebuild.insertUntil(deadline, this.arena, isLive, threads);
-        if (this.rebuild.pending === 0) {
-          this.graph = this.rebuild;
+        const rebuild = this.rebuild;
+        rebuild.insertUntil(deadline, source(false), isLive, threads);
+        if (rebuild.pending === 0) {
+          // Every live label is in the rebuilt graph now; any released one it lacked
+          // would lose its only copy with the old graph, so it is taken back first.
+          this.takeBack(graph, (label) => !rebuild.has(label));
+          this.graph = rebuild;
           this.rebuild = undefined;
           graph.close();
         }
@@ -444,7 +476,7 @@ export class VectorSet {
         const dense = q.dense;
         const [queued, count] = graph.tailInto(new Uint32Array(graph.pending), 0, this.isLive);
         const tail = queued.subarray(0, count);
-        const denseScorer = new Scorer(this.metric, this.arena, { dense });
+        const denseScorer = new Scorer(this.metric, this.source, { dense });
         const found = hybridSearch(q.topK, q.hybridMultiple, {
           graph: (n) => graph.search(dense, n, Math.max(ef, n)),
           tail,
@@ -545,7 +577,7 @@ export class VectorSet {
   private plan(q: SearchQuery): Planned {
     const prepared = q.sparse && prepareSparse(q.sparse);
     const sparseScore = prepared && ((label: number): number => this.sparse.dot(label, prepared));
-    const scorer = new Scorer(this.metric, this.arena, { dense: q.dense, sparseScore });
+    const scorer = new Scorer(this.metric, this.source, { dense: q.dense, sparseScore });
     const idOf = (label: number): string => this.labels.id(label) ?? '';
     const matches = q.filter ? this.columns.evaluate(q.filter) : undefined;
     const m = matches?.count();
@@ -631,16 +663,32 @@ export class VectorSet {
     }
   }
 
-  /** Drops the graphs and frees their native memory now (the set is dropped, or small again). */
+  /** Frees the graphs' native memory now: the set is dropped (unusable afterwards). */
   close(): void {
     this.graphs((g) => g.close());
     this.graph = undefined;
     this.rebuild = undefined;
+  }
+
+  /** Drops the graphs (the set is small again, or its graph failed to load) after taking every released vector back. */
+  private dropGraphs(): void {
+    if (this.graph) this.takeBack(this.graph, () => true);
+    this.close();
     this.arena.uncodeAll(); // no graph, no tail
   }
 
   private dropBrokenGraph(err: unknown): void {
     if (!(err instanceof GraphError)) throw err;
+    // The failed graph's nodes are still in memory: the released vectors are read back
+    // before it goes. If even that fails, the namespace cannot answer from memory; the
+    // error escapes so the worker fails the call (a restart reloads from the record store).
+    if (this.graph) {
+      try {
+        this.takeBack(this.graph, () => true);
+      } catch (again) {
+        throw new Error(`engine: a graph failed (${err.message}) and its vectors could not be read back: ${String(again)}`);
+      }
+    }
     // Best effort: a graph that failed may fail again on close, and is dropped either way.
     for (const g of [this.graph, this.rebuild]) {
       try {
@@ -654,6 +702,73 @@ export class VectorSet {
     this.arena.uncodeAll();
     this.graphBroken = true;
     this.events?.graphFailed(err);
+  }
+
+  /**
+   * After a restore: the arena lets go of each vector the snapshot's graph has() and whose
+   * node holds it bit for bit. The check costs a compare per record; it is what makes a
+   * node safe as the only copy when the file and its flags disagree (a damaged snapshot
+   * the checksums did not catch): such a vector simply stays in the arena.
+   */
+  private releaseRestored(graph: HnswGraph): void {
+    const batch: number[] = [];
+    const vectors = new Float32Array(1024 * this.dim);
+    const flush = (): void => {
+      batch.forEach((label, i) => vectors.set(this.arena.view(label), i * this.dim));
+      const same = graph.holding(Uint32Array.from(batch), vectors.subarray(0, batch.length * this.dim));
+      batch.forEach((label, i) => {
+        if (same[i]) this.arena.release(label);
+      });
+      batch.length = 0;
+    };
+    for (const label of this.live()) {
+      if (!graph.has(label) || !this.arena.holds(label)) continue;
+      batch.push(label);
+      if (batch.length === 1024) flush();
+    }
+    if (batch.length > 0) flush();
+  }
+
+  /** Whether `label`'s current vector is `values` (zeros when absent). */
+  private hasVector(label: number, values: Float32Array | undefined): boolean {
+    if (this.dim === 0) return true;
+    if (this.arena.holds(label)) return this.arena.equals(label, values);
+    const current = this.nodeVectors([label]);
+    for (let i = 0; i < this.dim; i++) if (current[i] !== (values ? values[i] : 0)) return false;
+    return true;
+  }
+
+  /** Copies `label`'s current vector into out[at..at + dim), from the arena or its serving graph node. */
+  private readVector(label: number, out: Float32Array, at: number): void {
+    if (this.arena.holds(label)) out.set(this.arena.view(label), at);
+    else out.set(this.nodeVectors([label]), at);
+  }
+
+  /** The serving graph's node vectors of released labels, one after another. */
+  private nodeVectors(labels: readonly number[]): Float32Array {
+    if (!this.graph) throw new Error('engine: vectors released without a serving graph');
+    const out = new Float32Array(labels.length * this.dim);
+    this.graph.vectorsInto(Uint32Array.from(labels), out);
+    return out;
+  }
+
+  /** Holds again in the arena every released vector for which `which(label)`, read from `graph`'s nodes. */
+  private takeBack(graph: HnswGraph, which: (label: number) => boolean): void {
+    if (this.arena.released === 0) return;
+    const states = this.arena.heldFlags;
+    const batch: number[] = [];
+    const flush = (): void => {
+      const out = new Float32Array(batch.length * this.dim);
+      graph.vectorsInto(Uint32Array.from(batch), out);
+      batch.forEach((label, i) => this.arena.set(label, out.subarray(i * this.dim, (i + 1) * this.dim)));
+      batch.length = 0;
+    };
+    for (let label = 0; label < this.labels.extent; label++) {
+      if (states[label] !== RELEASED || !which(label)) continue;
+      batch.push(label);
+      if (batch.length === 1024) flush();
+    }
+    if (batch.length > 0) flush();
   }
 
   private *live(): Iterable<number> {

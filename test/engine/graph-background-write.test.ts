@@ -15,6 +15,7 @@ import { GraphError, HnswGraph } from '../../src/engine/graph/hnsw-graph.js';
 import { VectorArena } from '../../src/engine/vectors/arena.js';
 import { prng } from '../helpers/prng.js';
 import { removeDir } from '../helpers/server.js';
+import { fromArena } from '../helpers/arena-source.js';
 
 const DIM = 16;
 const N = 2000;
@@ -32,7 +33,7 @@ function graphOf(n: number): { graph: HnswGraph; arena: VectorArena; vectors: Fl
     arena.set(label, v);
     graph.enqueue(label);
   }
-  graph.insertUntil(Infinity, arena, () => true);
+  graph.insertUntil(Infinity, fromArena(arena), () => true);
   assert.equal(graph.size, n);
   return { graph, arena, vectors };
 }
@@ -62,7 +63,7 @@ describe('a graph written in the background', () => {
     // Inserts wait: a label queued during the write stays queued.
     arena.set(N, vectors[7]);
     graph.enqueue(N);
-    assert.equal(graph.insertUntil(Infinity, arena, () => true), 0);
+    assert.equal(graph.insertUntil(Infinity, fromArena(arena), () => true), 0);
     assert.equal(graph.pending, 1);
 
     // Read the other end: the file is the graph as it stood when the write began.
@@ -76,7 +77,7 @@ describe('a graph written in the background', () => {
     const afterDelete = join(dir, 'after.graph');
     graph.writeSync(afterDelete);
     assert.ok(!readFileSync(afterDelete).equals(readFileSync(before)), 'the deferred delete reached the graph');
-    assert.equal(graph.insertUntil(Infinity, arena, () => true), 1);
+    assert.equal(graph.insertUntil(Infinity, fromArena(arena), () => true), 1);
     assert.equal(graph.size, N);
     assert.ok(!graph.search(vectors[42], 10, 64).includes(42));
     graph.close();

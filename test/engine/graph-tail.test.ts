@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HnswGraph } from '../../src/engine/graph/hnsw-graph.js';
 import { VectorArena } from '../../src/engine/vectors/arena.js';
+import { fromArena } from '../helpers/arena-source.js';
 
 const DIM = 4;
 
@@ -14,7 +15,7 @@ test('tailInto gives the queued live labels, once each, after the prefix, growin
   try {
     for (let label = 0; label < 10; label++) arena.set(label, Float32Array.from({ length: DIM }, (_, i) => label * 10 + i));
     for (let label = 0; label < 4; label++) graph.enqueue(label);
-    assert.equal(graph.insertUntil(Infinity, arena, () => true), 4, 'labels 0-3 leave the tail for the graph');
+    assert.equal(graph.insertUntil(Infinity, fromArena(arena), () => true), 4, 'labels 0-3 leave the tail for the graph');
     for (let label = 4; label < 10; label++) graph.enqueue(label);
     graph.enqueue(5); // queued already: still once
     graph.enqueue(3); // in the graph, its vector changed: back in the tail

@@ -86,6 +86,43 @@ describe('hnswlib binding', () => {
     }
   }
 
+  it('every space keeps the vectors as written: vectors() reads them back bit for bit, holding() compares them', () => {
+    const some = all.subarray(0, 300 * DIM);
+    for (const space of ['l2', 'ip', 'cosine'] as const) {
+      const index = built(space, some, 2);
+      const labels = Uint32Array.of(0, 7, 299, 150);
+      const out = new Float32Array(labels.length * DIM);
+      index.vectors(labels, out);
+      labels.forEach((label, i) => assert.deepEqual(row(out, i), row(some, label), `${space} label ${label}`));
+      const changed = out.slice();
+      changed[DIM + 3] = Math.fround(changed[DIM + 3] + 1e-3); // label 7's copy, one value off
+      assert.deepEqual([...index.holding(labels, changed)], [1, 0, 1, 1], space);
+      assert.deepEqual([...index.holding(Uint32Array.of(300), row(some, 0))], [0], `${space}: a label without a node`);
+      assert.throws(() => index.vectors(Uint32Array.of(300), new Float32Array(DIM)), /label 300 has no node/);
+      assert.equal(typeof index.rows(), 'object');
+      index.close();
+    }
+  });
+
+  it('cosine orders vectors of any length: tiny, huge and zero vectors among ordinary ones', () => {
+    // Lengths from 1e-30 to 1e30: a float32 dot of two of them underflows or overflows,
+    // and their inverse lengths do not fit float32 either, so the walk's float64 path runs.
+    const base = all.subarray(0, 400 * DIM);
+    const scaled = base.slice();
+    const scales = [1e-30, 1e-18, 1, 1e18, 1e30];
+    for (let i = 0; i < 400; i++) for (let d = 0; d < DIM; d++) scaled[i * DIM + d] *= scales[i % scales.length];
+    scaled.fill(0, 399 * DIM); // a zero vector: distance 1 to everything, as before
+    const index = built('cosine', scaled, 1);
+    for (const i of [0, 1, 2, 3, 4, 100, 201, 333]) {
+      // The same direction at another length must be nearest to itself.
+      const q = Float32Array.from(row(base, i), (v) => v * 1e-25);
+      assert.equal(index.search(q, 1, 100, null, 0)[0], i, `label ${i} (length × ${scales[i % scales.length]})`);
+    }
+    const r = recall('cosine', index, scaled.subarray(0, 399 * DIM), queries, 100);
+    assert.ok(r >= 0.95, `recall ${r}`);
+    index.close();
+  });
+
   it('one batch on more threads than points, and batches after the first, insert every point', () => {
     const index = new HnswIndex('l2', DIM);
     index.init(100, 16, 100, 7);

@@ -19,6 +19,7 @@ import { prepareSparse, SparseIndex } from '../../src/engine/sparse/sparse-index
 import { EngineShard } from '../../src/engine/engine-shard.js';
 import { api, removeDir, startServer, tempDataDir, type TestServer } from '../helpers/server.js';
 import { prng } from '../helpers/prng.js';
+import { fromArena } from '../helpers/arena-source.js';
 
 const DIM = 16;
 
@@ -109,7 +110,7 @@ describe('HnswGraph.searchMany', () => {
       arena.set(i, randomVector(rand));
       graph.enqueue(i);
     }
-    for (let i = 0; i < 1000 && graph.pending > 0; i++) graph.insertUntil(performance.now() + 50, arena, () => true, 2);
+    for (let i = 0; i < 1000 && graph.pending > 0; i++) graph.insertUntil(performance.now() + 50, fromArena(arena), () => true, 2);
     assert.equal(graph.pending, 0);
     const allowed = new Bitmap(1500);
     for (let i = 0; i < 1500; i += 3) allowed.add(i);

@@ -9,7 +9,7 @@
 // Only ONE of the two is ever loaded into a process: they are the same C++ code, and a
 // process should not carry two copies of hnswlib compiled for different instructions.
 import { createRequire } from 'node:module';
-import { nativeAddon } from '../native-addon.js';
+import { type GraphRows, nativeAddon } from '../native-addon.js';
 
 /** A graph as native/hnsw-index.cc defines it (see that file for each method). */
 export interface NativeHnswIndex {
@@ -34,6 +34,9 @@ export interface NativeHnswIndex {
     threads: number,
   ): Uint32Array[];
   close(): void;
+  rows(): GraphRows;
+  vectors(labels: Uint32Array, out: Float32Array): void;
+  holding(labels: Uint32Array, vectors: Float32Array): Uint8Array;
 }
 
 export type SpaceName = 'l2' | 'ip' | 'cosine';

@@ -26,7 +26,17 @@ import { grown } from '../typed-arrays.js';
 import { HnswIndex, type NativeHnswIndex, type SpaceName } from './hnsw-binding.js';
 import type { Bitmap } from '../metadata/bitmap.js';
 import type { Metric } from '../model.js';
-import type { VectorArena } from '../vectors/arena.js';
+import type { GraphRows } from '../native-addon.js';
+
+/** What insertUntil() takes its vectors from, and tells about its progress. */
+export interface InsertSource {
+  /** `label` leaves the queue: no query scans it in this graph's tail any more. */
+  taken(label: number): void;
+  /** Copies `label`'s current vector into out[at..at + dim). */
+  read(label: number, out: Float32Array, at: number): void;
+  /** These labels' current vectors are now in nodes of the graph (has(label) holds). */
+  inserted(labels: Uint32Array): void;
+}
 
 export const HNSW_M = 16;
 export const HNSW_EF_CONSTRUCTION = 200;
@@ -199,7 +209,7 @@ export class HnswGraph {
    * `threads`: native threads each batch is shared over (1: this thread alone, and the
    * graph is the same for the same inserts; more: it depends on scheduling).
    */
-  insertUntil(deadline: number, arena: VectorArena, isLive: (label: number) => boolean, threads = 1): number {
+  insertUntil(deadline: number, source: InsertSource, isLive: (label: number) => boolean, threads = 1): number {
     if (this.saving) return 0; // the queue keeps its labels: they go in once the write ends
     let inserted = 0;
     if (this.batchLabels.length !== INSERT_BATCH_PER_THREAD * threads) {
@@ -208,16 +218,17 @@ export class HnswGraph {
     }
     while (this.head < this.queue.length) {
       // A batch: the next live labels not yet in the graph, their vectors copied out of
-      // the arena (whose chunks may move as it grows; the native call keeps no pointer).
+      // the source (the arena, whose chunks may move as it grows, or another graph; the
+      // native call keeps no pointer).
       let n = 0;
       while (n < this.batchLabels.length && this.head < this.queue.length) {
         const label = this.queue[this.head++];
         if (!this.queued[label]) continue;
         this.queued[label] = 0;
-        arena.uncode(label); // leaves the tail: no query scans it any more
+        source.taken(label);
         if (!isLive(label) || this.indexed[label]) continue;
         this.batchLabels[n] = label;
-        this.batchVectors.set(arena.view(label), n * this.dim);
+        source.read(label, this.batchVectors, n * this.dim);
         n++;
       }
       if (n === 0) break;
@@ -231,6 +242,7 @@ export class HnswGraph {
         this.indexed[label] = 1;
         this.liveNodes++;
       }
+      source.inserted(labels);
       inserted += n;
       if (performance.now() >= deadline) break;
     }
@@ -286,6 +298,27 @@ export class HnswGraph {
     const live: number[] = [];
     for (const label of found) if (this.indexed[label] && live.length < k) live.push(label);
     return live;
+  }
+
+  /**
+   * The node array as the exact scan reads it (native/graph-rows.h): valid only until the
+   * graph next changes, so a caller passes it straight to one native call.
+   */
+  rows(): GraphRows {
+    this.settle();
+    return native(() => this.index.rows());
+  }
+
+  /** Copies the node vectors of `labels` (each has(label) or a node) into `out`, one after another. */
+  vectorsInto(labels: Uint32Array, out: Float32Array): void {
+    this.settle();
+    native(() => this.index.vectors(labels, out));
+  }
+
+  /** Per label, whether a node holds exactly its vector in `vectors` (one after another): 1 or 0. */
+  holding(labels: Uint32Array, vectors: Float32Array): Uint8Array {
+    this.settle();
+    return native(() => this.index.holding(labels, vectors));
   }
 
   /** Writes the graph to `file` (hnswlib's format). */

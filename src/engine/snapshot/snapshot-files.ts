@@ -27,7 +27,11 @@ import path from 'node:path';
 import type { IndexShape } from '../model.js';
 import { fsyncFile, fsyncFileAsync, fsyncDirectory } from '../fsync.js';
 
-export const SNAPSHOT_FORMAT = 1;
+/**
+ * 2: cosine graphs hold each vector as written and its inverse length (native/hnsw-index.cc);
+ * format 1's held unit vectors, which the engine can no longer score or fetch from.
+ */
+export const SNAPSHOT_FORMAT = 2;
 const MANIFEST = 'manifest.json';
 
 export interface NamespaceState {

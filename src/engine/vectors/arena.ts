@@ -1,7 +1,16 @@
 // Dense vectors of one namespace, addressed by label, with each vector's norm (cosine).
-// This is the one copy of the values the engine scores from: the exact scan, the tail
-// beside a graph and the exact rescoring of graph candidates all read it, so every path
-// prints the same float32 scores.
+// The exact scan, the tail beside a graph, the exact rescoring of graph candidates and
+// fetch read a vector here while the arena holds it, and from its graph node once only
+// the node does: the engine keeps one copy of each vector (vector-set.ts decides when).
+// A node holds the values exactly as written for every metric (native/hnsw-index.cc), and
+// the norms stay here for every label, so both copies score alike, bit for bit.
+//
+// Per label, one state byte (heldFlags, which the native scan reads too):
+//   HELD (1)      the arena holds the label's current vector;
+//   RELEASED (2)  a graph node holds it and the arena does not (release());
+//   0             neither: a free label, or one never stored.
+// A chunk no label of which is HELD is dropped once some label is RELEASED (its memory is
+// the point), and made again, zeroed, when a label of it is stored.
 //
 // Layout: fixed chunks of CHUNK_VECTORS vectors (label i lives in chunk i >> CHUNK_SHIFT
 // at offset (i & CHUNK_MASK) * dim). Growing adds a chunk and never copies the vectors
@@ -28,9 +37,17 @@ const CHUNK_VECTORS = 1 << CHUNK_SHIFT;
 const CHUNK_MASK = CHUNK_VECTORS - 1;
 const INITIAL_VECTORS = 64;
 
+export const HELD = 1;
+export const RELEASED = 2;
+
 export class VectorArena {
-  private readonly chunks: Float32Array[] = [];
+  /** Per chunk: its vectors, or undefined once dropped (no label of it HELD). */
+  private readonly chunks: (Float32Array | undefined)[] = [];
   private normsArray = new Float64Array(INITIAL_VECTORS);
+  private states = new Uint8Array(INITIAL_VECTORS);
+  /** Per chunk: how many of its labels are HELD. */
+  private readonly heldCounts: number[] = [];
+  private releasedCount = 0;
   /** Per chunk: the int8 codes of its coded labels, or undefined when it has none. */
   private readonly codeChunks: (Int8Array | undefined)[] = [];
   /** Per chunk: [s, e, ‖c‖₁] per label, s NaN when the label is not coded. */
@@ -42,14 +59,55 @@ export class VectorArena {
     if (dim > 0) this.chunks.push(new Float32Array(INITIAL_VECTORS * dim));
   }
 
-  /** The chunk holding `label`'s vector (read-only for callers), at offset(label). */
+  /** The chunk holding a HELD `label`'s vector (read-only for callers), at offset(label). */
   chunk(label: number): Float32Array {
-    return this.chunks[label >>> CHUNK_SHIFT];
+    const chunk = this.chunks[label >>> CHUNK_SHIFT];
+    if (!chunk) throw new Error(`engine: the arena does not hold label ${label}`);
+    return chunk;
   }
 
-  /** Every chunk, in label order (the native scan addresses them as chunk(label) does). */
-  get chunkList(): readonly Float32Array[] {
+  /** Every chunk, in label order, undefined where dropped (the native scan addresses them as chunk(label) does). */
+  get chunkList(): readonly (Float32Array | undefined)[] {
     return this.chunks;
+  }
+
+  /** The state byte of every label (HELD, RELEASED or 0; read-only for callers; replaced when it grows). */
+  get heldFlags(): Uint8Array {
+    return this.states;
+  }
+
+  /** Whether the arena holds `label`'s vector. */
+  holds(label: number): boolean {
+    return this.states[label] === HELD;
+  }
+
+  /** Labels whose only copy is a graph node (RELEASED). */
+  get released(): number {
+    return this.releasedCount;
+  }
+
+  /** The vector of `label` now lives only in a graph node: stop holding it (a HELD label). */
+  release(label: number): void {
+    if (this.states[label] !== HELD) return;
+    this.uncode(label);
+    this.states[label] = RELEASED;
+    this.releasedCount++;
+    this.unhold(label);
+  }
+
+  /** `label` is free: hold nothing for it, wherever its vector was. */
+  forget(label: number): void {
+    const state = this.states[label];
+    if (state === 0) return;
+    this.uncode(label);
+    this.states[label] = 0;
+    if (state === RELEASED) this.releasedCount--;
+    else this.unhold(label);
+  }
+
+  private unhold(label: number): void {
+    const c = label >>> CHUNK_SHIFT;
+    if (--this.heldCounts[c] === 0 && this.releasedCount > 0) this.chunks[c] = undefined;
   }
 
   /** Where `label`'s vector starts inside chunk(label). */
@@ -62,11 +120,19 @@ export class VectorArena {
     return this.normsArray;
   }
 
-  /** Stores a vector (zeros when absent) under `label`, growing as needed. */
+  /** Stores a vector (zeros when absent) under `label`, growing as needed; the arena then holds it. */
   set(label: number, values: Float32Array | undefined): void {
     if (this.dim === 0) return;
     this.uncode(label);
     this.ensure(label + 1, false);
+    const c = label >>> CHUNK_SHIFT;
+    const state = this.states[label];
+    if (state !== HELD) {
+      if (state === RELEASED) this.releasedCount--;
+      this.states[label] = HELD;
+      this.heldCounts[c] = (this.heldCounts[c] ?? 0) + 1;
+      this.chunks[c] ??= new Float32Array(CHUNK_VECTORS * this.dim);
+    }
     const chunk = this.chunk(label);
     const base = this.offset(label);
     if (values) {
@@ -80,7 +146,7 @@ export class VectorArena {
     }
   }
 
-  /** Whether `label` holds exactly these values (a metadata-only change keeps them). */
+  /** Whether HELD `label` holds exactly these values (a metadata-only change keeps them). */
   equals(label: number, values: Float32Array | undefined): boolean {
     const chunk = this.chunk(label);
     const base = this.offset(label);
@@ -88,12 +154,12 @@ export class VectorArena {
     return true;
   }
 
-  /** A copy of one vector. */
+  /** A copy of one HELD label's vector. */
   get(label: number): Float32Array {
     return this.view(label).slice();
   }
 
-  /** The vector as a view (no copy); valid while the label keeps its vector. */
+  /** A HELD label's vector as a view (no copy); valid while the label keeps its vector. */
   view(label: number): Float32Array {
     const base = this.offset(label);
     return this.chunk(label).subarray(base, base + this.dim);
@@ -101,7 +167,7 @@ export class VectorArena {
 
   /** Keeps int8 codes of `label`'s current vector (see the top of this file; made natively). */
   code(label: number): void {
-    if (this.dim === 0 || label >= this.normsArray.length || !nativeAddon) return;
+    if (this.dim === 0 || this.states[label] !== HELD || !nativeAddon) return;
     const c = label >>> CHUNK_SHIFT;
     const slot = label & CHUNK_MASK;
     let codes = this.codeChunks[c];
@@ -150,8 +216,8 @@ export class VectorArena {
 
   /** Bytes held (for the memory breakdown). */
   get bytes(): number {
-    let n = this.normsArray.byteLength + this.codeBytes;
-    for (const c of this.chunks) n += c.byteLength;
+    let n = this.normsArray.byteLength + this.states.byteLength + this.codeBytes;
+    for (const c of this.chunks) n += c?.byteLength ?? 0;
     return n;
   }
 
@@ -165,10 +231,13 @@ export class VectorArena {
       const norms = new Float64Array(exact ? n : Math.max(n, Math.ceil(this.normsArray.length * 1.5)));
       norms.set(this.normsArray);
       this.normsArray = norms;
+      const states = new Uint8Array(norms.length);
+      states.set(this.states);
+      this.states = states;
     }
     const first = this.chunks[0];
-    const firstHolds = first.length / this.dim;
-    if (this.chunks.length === 1 && firstHolds < CHUNK_VECTORS && n > firstHolds) {
+    const firstHolds = first ? first.length / this.dim : CHUNK_VECTORS;
+    if (first && this.chunks.length === 1 && firstHolds < CHUNK_VECTORS && n > firstHolds) {
       // Chunk 0 grows until it is full: by half, exactly to n on reserve, and straight
       // to a full chunk once more than a chunk is needed.
       const holds =

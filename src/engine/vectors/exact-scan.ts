@@ -4,7 +4,7 @@
 // path (DESIGN.md decision 7: ranked on the float32 value printed, ties by id).
 import type { Metric } from '../model.js';
 import { CHUNK_SHIFT, type VectorArena } from './arena.js';
-import { nativeAddon } from '../native-addon.js';
+import { type GraphRows, nativeAddon, type ScanSourceArgs } from '../native-addon.js';
 import { TopK } from './top-k.js';
 import { grown } from '../typed-arrays.js';
 
@@ -19,16 +19,40 @@ export interface ScoreQuery {
 
 const METRIC_CODE = { cosine: 0, euclidean: 1, dotproduct: 2 } as const;
 
+/** Where a Scorer reads vectors: the arena, and the graph nodes of the labels it released. */
+export interface VectorSource {
+  readonly arena: VectorArena;
+  /**
+   * The serving graph's rows (native/graph-rows.h), asked for on each native call since
+   * they are valid only until the graph changes; called only while arena.released > 0,
+   * which the owner guarantees only while that graph holds every released label.
+   */
+  rows(): GraphRows;
+}
+
+/** A VectorSource whose arena holds every vector (it never releases one): benches, tests. */
+export function arenaSource(arena: VectorArena): VectorSource {
+  return {
+    arena,
+    rows: () => {
+      throw new Error('engine: this arena has no graph to release vectors to');
+    },
+  };
+}
+
 export class Scorer {
   private readonly qNorm: number;
   private readonly euclidean: boolean;
   private readonly cosine: boolean;
 
+  private readonly arena: VectorArena;
+
   constructor(
     private readonly metric: Metric,
-    private readonly arena: VectorArena,
+    private readonly source: VectorSource,
     private readonly q: ScoreQuery,
   ) {
+    this.arena = source.arena;
     let n = 0;
     if (q.dense) for (let i = 0; i < q.dense.length; i++) n += q.dense[i] * q.dense[i];
     this.qNorm = Math.sqrt(n);
@@ -54,6 +78,7 @@ export class Scorer {
   denseScore(label: number): number {
     const qd = this.q.dense;
     if (!qd) return 0;
+    // Only without the native addon, and then the arena holds every vector (vector-set.ts).
     let score = 0;
     const dim = this.arena.dim;
     const dense = this.arena.chunk(label);
@@ -78,7 +103,7 @@ export class Scorer {
   denseScores(labels: Uint32Array, count: number, out: Float64Array): void {
     const dense = this.q.dense;
     if (dense && nativeAddon && count > 0) {
-      nativeAddon.denseScores(dense, METRIC_CODE[this.metric], this.arena.chunkList, CHUNK_SHIFT, this.arena.norms, labels, count, this.qNorm, out);
+      nativeAddon.denseScores(dense, METRIC_CODE[this.metric], this.arena.chunkList, CHUNK_SHIFT, this.arena.norms, labels, count, this.qNorm, out, ...this.sourceArgs());
       return;
     }
     for (let i = 0; i < count; i++) out[i] = this.denseScore(labels[i]);
@@ -112,8 +137,25 @@ export class Scorer {
   prefilter(labels: Uint32Array, count: number, k: number, out: Uint32Array): Uint32Array | undefined {
     const dense = this.q.dense;
     if (!this.canPrefilter || !nativeAddon || !dense || count <= Math.max(k, NATIVE_MIN_LABELS)) return undefined;
-    const n = nativeAddon.candidates(dense, METRIC_CODE[this.metric], this.arena.chunkList, CHUNK_SHIFT, this.arena.norms, labels, count, k, out, ...this.arena.codeLists);
+    const n = nativeAddon.candidates(
+      dense,
+      METRIC_CODE[this.metric],
+      this.arena.chunkList,
+      CHUNK_SHIFT,
+      this.arena.norms,
+      labels,
+      count,
+      k,
+      out,
+      ...this.arena.codeLists,
+      ...this.sourceArgs(),
+    );
     return out.subarray(0, n);
+  }
+
+  /** The native scan's last two arguments: where the vectors the arena released are. */
+  private sourceArgs(): ScanSourceArgs {
+    return this.arena.released > 0 ? [this.arena.heldFlags, this.source.rows()] : [null, null];
   }
 
   /** The wire score of a rank. */

@@ -41,7 +41,7 @@ test('a small namespace holds a small arena; reserve sizes it to the count given
   reserved.set(0, vec(1, 4));
   reserved.reserve(300);
   assert.equal(reserved.norms.length, 300);
-  assert.equal(reserved.bytes, 300 * 4 * 4 + 300 * 8);
+  assert.equal(reserved.bytes, 300 * 4 * 4 + 300 * 8 + 300); // vectors, norms, a state byte each
   assert.deepEqual(reserved.get(0), vec(1, 4));
   reserved.reserve(10); // less than held: nothing changes
   assert.equal(reserved.norms.length, 300);
@@ -51,7 +51,7 @@ test('a dimension-0 arena (sparse-only index) holds nothing and accepts sets', (
   const arena = new VectorArena(0);
   arena.set(5, undefined);
   arena.reserve(100);
-  assert.equal(arena.bytes, arena.norms.byteLength);
+  assert.equal(arena.bytes, arena.norms.byteLength + arena.heldFlags.byteLength);
 });
 
 test('int8 codes: kept per label until uncoded or the label is set again, each chunk freed with its last code', () => {

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Metric } from '../../../src/engine/model.js';
 import { VectorArena } from '../../../src/engine/vectors/arena.js';
-import { bestOf, Scorer } from '../../../src/engine/vectors/exact-scan.js';
-import { nativeAddon, nativeAddonError } from '../../../src/engine/native-addon.js';
+import { arenaSource, bestOf, Scorer } from '../../../src/engine/vectors/exact-scan.js';
+import { type GraphRows, nativeAddon, nativeAddonError } from '../../../src/engine/native-addon.js';
+import { HnswIndex } from '../../../src/engine/graph/hnsw-binding.js';
 
 test('the native scan is built and loaded (npm ci compiles it through binding.gyp)', () => {
   assert.ok(nativeAddon, `not loaded: ${nativeAddonError}`);
@@ -68,13 +69,13 @@ for (const metric of ['cosine', 'euclidean', 'dotproduct'] as Metric[]) {
           // Two labels in three coded, the rest scored from floats, in the same call.
           if (coded) for (let label = 0; label < n; label++) if (label % 3 !== 1) arena.code(label);
           for (const k of [1, 10, 100]) {
-            const scorer = new Scorer(metric, arena, { dense: query });
+            const scorer = new Scorer(metric, arenaSource(arena), { dense: query });
             assert.deepEqual(bestOf(labels, k, scorer, idOf), reference(scorer, labels, k, idOf), `query ${q}, k ${k}, ${coded ? 'codes' : 'floats'}`);
           }
           arena.uncodeAll();
         }
         // denseScores: bit for bit denseScore, in any label order and any count (groups of four and a remainder).
-        const scorer = new Scorer(metric, arena, { dense: query });
+        const scorer = new Scorer(metric, arenaSource(arena), { dense: query });
         const picked = Uint32Array.from({ length: 103 }, (_, i) => (i * 7919 + q * 13) % n);
         const out = new Float64Array(picked.length).fill(12345);
         scorer.denseScores(picked, 102, out);
@@ -101,11 +102,11 @@ test('int8 codes prune: over well-spread data the coded pre-pass keeps a small s
   for (const metric of [0, 1, 2] as const) {
     for (let q = 0; q < 5; q++) {
       const query = Float32Array.from({ length: dim }, (_, i) => centres[q][i] + 0.5 * (rnd() - 0.5));
-      const kept = nativeAddon!.candidates(query, metric, arena.chunkList, 10, arena.norms, labels, n, 10, out, ...arena.codeLists);
+      const kept = nativeAddon!.candidates(query, metric, arena.chunkList, 10, arena.norms, labels, n, 10, out, ...arena.codeLists, null, null);
       // Random data's 10th best stands well clear of most labels, so the bound (a few
       // hundredths of the score spread) leaves few candidates; keeping them all would not.
       assert.ok(kept >= 10 && kept < n / 20, `metric ${metric}, query ${q}: kept ${kept} of ${n}`);
-      const scorer = new Scorer((['cosine', 'euclidean', 'dotproduct'] as const)[metric], arena, { dense: query });
+      const scorer = new Scorer((['cosine', 'euclidean', 'dotproduct'] as const)[metric], arenaSource(arena), { dense: query });
       const keptSet = new Set(out.subarray(0, kept));
       const all = Array.from(labels);
       for (const hit of reference(scorer, all, 10, String)) assert.ok(keptSet.has(hit.label), `metric ${metric}, query ${q}: best label ${hit.label} dropped`);
@@ -120,7 +121,7 @@ test('the native call rejects malformed arguments with a TypeError instead of re
   const out = new Uint32Array(100);
   const labels = Uint32Array.from({ length: 100 }, (_, i) => i);
   const call = (over: Partial<{ labels: Uint32Array; count: number; out: Uint32Array; query: Float32Array }>): number =>
-    nativeAddon!.candidates(over.query ?? Float32Array.of(1, 0, 0, 0), 2, arena.chunkList, 10, arena.norms, over.labels ?? labels, over.count ?? 100, 5, over.out ?? out, [], []);
+    nativeAddon!.candidates(over.query ?? Float32Array.of(1, 0, 0, 0), 2, arena.chunkList, 10, arena.norms, over.labels ?? labels, over.count ?? 100, 5, over.out ?? out, [], [], null, null);
   assert.equal(call({}) >= 5, true);
   assert.throws(() => call({ labels: Uint32Array.of(5000, ...labels.subarray(1)) }), TypeError); // a label past the arena
   assert.throws(() => call({ count: 101 }), TypeError); // count past the labels
@@ -136,13 +137,34 @@ test('the native call rejects malformed arguments with a TypeError instead of re
   assert.deepEqual([...params], [1, 0 + 2 ** -148, 133].map(Math.fround));
   const scores = new Float64Array(100);
   const dense = (over: Partial<{ labels: Uint32Array; count: number; out: Float64Array; query: Float32Array }>): void =>
-    nativeAddon!.denseScores(over.query ?? Float32Array.of(1, 0, 0, 0), 2, arena.chunkList, 10, arena.norms, over.labels ?? labels, over.count ?? 100, 1, over.out ?? scores);
+    nativeAddon!.denseScores(over.query ?? Float32Array.of(1, 0, 0, 0), 2, arena.chunkList, 10, arena.norms, over.labels ?? labels, over.count ?? 100, 1, over.out ?? scores, null, null);
   dense({});
   assert.deepEqual([...scores.subarray(0, 3)], [0, 1, 2]);
   assert.throws(() => dense({ labels: Uint32Array.of(5000, ...labels.subarray(1)) }), TypeError);
   assert.throws(() => dense({ count: 101 }), TypeError);
   assert.throws(() => dense({ out: new Float64Array(10) }), TypeError);
   assert.throws(() => dense({ query: new Float32Array(0) }), TypeError);
+  // Where released vectors are read: rows need held, must be a graph's rows() of the
+  // query's dimension, and nothing else passes for them.
+  const withSource = (held: unknown, rows: unknown): void =>
+    nativeAddon!.denseScores(Float32Array.of(1, 0, 0, 0), 2, arena.chunkList, 10, arena.norms, labels, 100, 1, scores, held as Uint8Array, rows as GraphRows);
+  const graph = new HnswIndex('ip', 4);
+  graph.init(10, 16, 100, 1);
+  graph.addPoints(Float32Array.of(9, 9, 9, 9), Uint32Array.of(0), 1);
+  const wide = new HnswIndex('ip', 8);
+  wide.init(10, 16, 100, 1);
+  assert.throws(() => withSource(null, graph.rows()), { name: 'TypeError', message: /rows needs held/ });
+  assert.throws(() => withSource(new Uint8Array(100), {}), { name: 'TypeError', message: /graph's rows\(\)/ });
+  assert.throws(() => withSource(new Uint8Array(100), wide.rows()), { name: 'TypeError', message: /dimension/ });
+  assert.throws(() => withSource([1, 1], graph.rows()), { name: 'TypeError', message: /held must be a Uint8Array/ });
+  // Label 0 not held: scored from its node (9, 9, 9, 9); every other label has no node and
+  // is read from the arena as before.
+  const held = new Uint8Array(100).fill(1);
+  held[0] = 0;
+  withSource(held, graph.rows());
+  assert.deepEqual([...scores.subarray(0, 3)], [9, 1, 2]);
+  graph.close();
+  wide.close();
 });
 
 test('a label set to a new vector is scored from the new one, never from codes of the old', () => {
@@ -160,7 +182,7 @@ test('a label set to a new vector is scored from the new one, never from codes o
   arena.code(78);
   const labels = Array.from({ length: n }, (_, i) => i);
   for (const metric of ['cosine', 'euclidean', 'dotproduct'] as Metric[]) {
-    const scorer = new Scorer(metric, arena, { dense: query });
+    const scorer = new Scorer(metric, arenaSource(arena), { dense: query });
     const best = bestOf(labels, 5, scorer, String);
     assert.deepEqual(best, reference(scorer, labels, 5, String), metric);
     if (metric !== 'dotproduct') assert.equal(best[0].label, 77, metric);
