@@ -6,12 +6,14 @@
 // JavaScript bytes (V8 heap + ArrayBuffers, exact after a GC) plus, for the graphs,
 // native bytes (RSS growth beyond the JavaScript bytes):
 //   ids       a dimension-0 set (labels, id strings, the id→label map, seqs)
-//   vectors   a dense set without metadata, minus ids (the arena and norms; its exact
-//             size is printed beside it)
-//   metadata  the same set with the benchmark's metadata, minus the one without
-//   graph     a fourth set (no metadata) with its HNSW graph, minus ids and vectors; the
-//             graph grows from the first record and is built through VectorSet.work() as
-//             the worker does (hnswlib's level-0 block holds its OWN copy of every vector, see below)
+//   metadata  a dense set with the benchmark's metadata, minus one without (whose growth
+//             minus ids is also printed: the arena holding every vector, as it does
+//             without a graph)
+//   vectors   what the arena of a fourth set (no metadata) still holds once its HNSW graph
+//             has every record: norms and a state byte per label (vectors/arena.ts)
+//   graph     the rest of that fourth set's growth, minus ids: the graph, whose nodes are
+//             then the one copy of each vector; it grows from the first record and is
+//             built through VectorSet.work() as the worker does
 // and, as the reference, a bare hnswlib-node index of the same vectors built in one loop
 // (bench/references.ts's parameters): its RSS growth and build time.
 //
@@ -59,11 +61,11 @@ const ids = step().js;
 
 const bare = new VectorSet(dim, 'cosine', noGraph);
 for (let i = 0; i < count; i++) bare.upsert(i + 1, { id: idOf(i), values: vectorOf(i) });
-const vectors = step().js - ids;
+const arenaAlone = step().js - ids;
 
 const withMetadata = new VectorSet(dim, 'cosine', noGraph);
 for (let i = 0; i < count; i++) withMetadata.upsert(i + 1, { id: idOf(i), values: vectorOf(i), metadata: metadataOf(data, i) });
-const metadata = step().js - ids - vectors;
+const metadata = step().js - ids - arenaAlone;
 
 // A fourth set, without metadata, with a graph from its first record (as the worker grows one).
 const full = new VectorSet(dim, 'cosine', { graphMinRecords: 1, defaultEf: 100 });
@@ -73,7 +75,8 @@ let started = performance.now();
 while (full.hasWork) full.work(performance.now() + 4); // the worker's 4 ms slices
 const engineBuildSeconds = (performance.now() - started) / 1000;
 const grown = step();
-const graph = grown.js - ids - vectors + grown.native;
+const vectors = full.vectorBytes;
+const graph = grown.js + grown.native - ids - vectors;
 
 const raw = dim * 4;
 const total = ids + vectors + metadata + graph;
@@ -103,9 +106,9 @@ const per = (bytes: number): string => `${Math.round(bytes / count).toLocaleStri
 const ratio = (bytes: number): string => `${(bytes / count / raw).toFixed(2)}× raw`;
 console.log(`${count.toLocaleString('en-US')} × ${dim}, raw float32 ${raw} B per vector; memory growth per vector:`);
 console.log(`  ids (labels, id strings, map, seqs) ${per(ids)}`);
-console.log(`  vectors (arena + norms)             ${per(vectors)}  (${ratio(vectors)}; arena capacity ${per(bare.vectorBytes)})`);
-console.log(`  metadata objects                    ${per(metadata)}`);
-console.log(`  HNSW graph (M ${HNSW_M})                   ${per(graph)}  (of which its own copy of the vector: ${raw} B)`);
+console.log(`  arena beside the graph (norms, state) ${per(vectors)}  (without a graph it holds every vector: ${per(arenaAlone)}, ${ratio(arenaAlone)})`);
+console.log(`  metadata columns                    ${per(metadata)}`);
+console.log(`  HNSW graph (M ${HNSW_M})                   ${per(graph)}  (of which the one copy of the vector: ${raw} B)`);
 console.log(`  total                               ${per(total)}  (${ratio(total)})`);
 console.log(`  bare hnswlib-node index, same data  ${per(referenceIndex)}`);
 console.log(

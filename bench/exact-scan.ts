@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Metric } from '../src/engine/model.js';
 import { VectorArena } from '../src/engine/vectors/arena.js';
-import { bestOf, Scorer } from '../src/engine/vectors/exact-scan.js';
+import { arenaSource, bestOf, Scorer } from '../src/engine/vectors/exact-scan.js';
 import { nativeAddon } from '../src/engine/native-addon.js';
 import { Rng } from './prng.js';
 
@@ -45,7 +45,7 @@ if (process.env.EXACT_SCAN_CHILD !== '1') {
   for (const metric of ['cosine', 'euclidean', 'dotproduct'] as Metric[]) {
     const times: number[] = [];
     for (let q = 0; q < QUERIES; q++) {
-      const scorer = new Scorer(metric, arena, { dense: Float32Array.from({ length: dim }, () => rnd() - 0.5) });
+      const scorer = new Scorer(metric, arenaSource(arena), { dense: Float32Array.from({ length: dim }, () => rnd() - 0.5) });
       const started = performance.now();
       answers.update(JSON.stringify(bestOf(labels, 10, scorer, idOf)));
       times.push(performance.now() - started);

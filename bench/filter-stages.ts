@@ -68,7 +68,7 @@ for (const { label, node } of filters) {
     const ef = trace.ef;
     walk = ms(loop((dense) => graph.search(dense, K, ef, bits)));
     const candidates = qs.map((dense) => graph.search(dense, K, ef, bits));
-    const scorers = qs.map((dense) => new Scorer('cosine', arena, { dense }));
+    const scorers = qs.map((dense) => new Scorer('cosine', { arena, rows: () => graph.rows() }, { dense }));
     rescore = ms(p50(qs.map((_, q) => time(() => bestOf(candidates[q], K, scorers[q], String))[1])));
   }
   const search = loop((dense) => set.search({ dense, topK: K, filter: node }));

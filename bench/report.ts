@@ -328,9 +328,9 @@ function engineMemoryRows(m: BenchResult['memory']): string[][] {
   const at = `in process, ${int(e.count)} × ${e.dim}`;
   return [
     [`… engine: ids (labels, id strings, map, seqs) (${at})`, `${int(e.ids)} B`],
-    ['… engine: vectors (float32 arena + norms)', `${int(e.vectors)} B`],
+    ['… engine: vector arena beside the graph (norms; vectors not yet in the graph)', `${int(e.vectors)} B`],
     ["… engine: metadata (the index's filter columns)", `${int(e.metadata)} B`],
-    ['… engine: HNSW graph (holds its own copy of each vector)', `${int(e.graph)} B`],
+    ['… engine: HNSW graph (its nodes hold the one copy of each vector)', `${int(e.graph)} B`],
     ['… engine total', `${int(e.total)} B`],
     ['… rest of the server (thread heaps, allocator, SQLite caches): RSS growth − engine total', `${int(m.bytesPerVector - e.total)} B`],
   ];
