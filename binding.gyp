@@ -2,12 +2,13 @@
   "targets": [
     {
       # Conifer's addon (native/addon.cc): the exact scan's pre-pass, sparse search, float32
-      # JSON printing and parsing, and the CPU feature check. -ffp-contract=off: no fused multiply-add,
+      # JSON printing and parsing, memory release and the arena's chunk memory, and the CPU
+      # feature check. -ffp-contract=off: no fused multiply-add,
       # so native float64 sums round exactly as JavaScript's (native/sparse-search.cc relies
       # on it). Exceptions
       # on: sparse-search.cc turns an inconsistent index into a JS Error with one.
       "target_name": "conifer_native",
-      "sources": ["native/addon.cc", "native/exact-scan.cc", "native/sparse-search.cc", "native/cpu-features.cc", "native/float-json.cc", "native/json-floats.cc", "native/release-memory.cc"],
+      "sources": ["native/addon.cc", "native/exact-scan.cc", "native/sparse-search.cc", "native/cpu-features.cc", "native/float-json.cc", "native/json-floats.cc", "native/release-memory.cc", "native/chunk-memory.cc"],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions"],
       "cflags_cc": ["-O3", "-std=c++17", "-ffp-contract=off"]

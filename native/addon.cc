@@ -3,6 +3,7 @@
 // header).
 #include <node_api.h>
 
+#include "chunk-memory.h"
 #include "cpu-features.h"
 #include "exact-scan.h"
 #include "float-json.h"
@@ -40,6 +41,10 @@ napi_value Init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "releaseFreeMemory", fn);
   napi_create_function(env, "releaseIsolateMemory", NAPI_AUTO_LENGTH, ReleaseIsolateMemory, nullptr, &fn);
   napi_set_named_property(env, exports, "releaseIsolateMemory", fn);
+  napi_create_function(env, "allocateChunk", NAPI_AUTO_LENGTH, AllocateChunk, nullptr, &fn);
+  napi_set_named_property(env, exports, "allocateChunk", fn);
+  napi_create_function(env, "freeChunk", NAPI_AUTO_LENGTH, FreeChunk, nullptr, &fn);
+  napi_set_named_property(env, exports, "freeChunk", fn);
   return exports;
 }
 

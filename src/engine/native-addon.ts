@@ -81,6 +81,13 @@ export interface NativeAddon {
    * worker/quiet-release.ts).
    */
   releaseIsolateMemory(): void;
+  /**
+   * Zeroed memory for one arena chunk, and its release when the arena drops the chunk
+   * (native/chunk-memory.cc; used by vectors/arena.ts): freeChunk detaches the buffer and
+   * frees the memory at once, where a JavaScript buffer would wait for a collection.
+   */
+  allocateChunk(bytes: number): ArrayBuffer;
+  freeChunk(buffer: ArrayBufferLike): void;
 }
 
 /**

@@ -663,8 +663,13 @@ export class VectorSet {
     }
   }
 
-  /** Frees the graphs' native memory now: the set is dropped (unusable afterwards). */
+  /** Frees the graphs' native memory and the arena's now: the set is dropped (unusable afterwards). */
   close(): void {
+    this.closeGraphs();
+    this.arena.close();
+  }
+
+  private closeGraphs(): void {
     this.graphs((g) => g.close());
     this.graph = undefined;
     this.rebuild = undefined;
@@ -673,7 +678,7 @@ export class VectorSet {
   /** Drops the graphs (the set is small again, or its graph failed to load) after taking every released vector back. */
   private dropGraphs(): void {
     if (this.graph) this.takeBack(this.graph, () => true);
-    this.close();
+    this.closeGraphs();
     this.arena.uncodeAll(); // no graph, no tail
   }
 

@@ -10,7 +10,10 @@
 //   RELEASED (2)  a graph node holds it and the arena does not (release());
 //   0             neither: a free label, or one never stored.
 // A chunk no label of which is HELD is dropped once some label is RELEASED (its memory is
-// the point), and made again, zeroed, when a label of it is stored.
+// the point), and made again, zeroed, when a label of it is stored. With the native addon a
+// chunk's memory is its own allocation, freed the moment the chunk is dropped or replaced
+// (native/chunk-memory.cc says why); nothing may keep a view of a chunk past the call that
+// took it (view()), since a freed chunk's views read as empty.
 //
 // Layout: fixed chunks of CHUNK_VECTORS vectors (label i lives in chunk i >> CHUNK_SHIFT
 // at offset (i & CHUNK_MASK) * dim). Growing adds a chunk and never copies the vectors
@@ -56,7 +59,7 @@ export class VectorArena {
   private readonly codedCounts: number[] = [];
 
   constructor(readonly dim: number) {
-    if (dim > 0) this.chunks.push(new Float32Array(INITIAL_VECTORS * dim));
+    if (dim > 0) this.chunks.push(newChunk(INITIAL_VECTORS * dim));
   }
 
   /** The chunk holding a HELD `label`'s vector (read-only for callers), at offset(label). */
@@ -107,7 +110,16 @@ export class VectorArena {
 
   private unhold(label: number): void {
     const c = label >>> CHUNK_SHIFT;
-    if (--this.heldCounts[c] === 0 && this.releasedCount > 0) this.chunks[c] = undefined;
+    if (--this.heldCounts[c] === 0 && this.releasedCount > 0) {
+      freeChunk(this.chunks[c]);
+      this.chunks[c] = undefined;
+    }
+  }
+
+  /** Frees every chunk now (the namespace is dropped: the arena is unusable afterwards). */
+  close(): void {
+    for (const chunk of this.chunks) freeChunk(chunk);
+    this.chunks.length = 0;
   }
 
   /** Where `label`'s vector starts inside chunk(label). */
@@ -131,7 +143,7 @@ export class VectorArena {
       if (state === RELEASED) this.releasedCount--;
       this.states[label] = HELD;
       this.heldCounts[c] = (this.heldCounts[c] ?? 0) + 1;
-      this.chunks[c] ??= new Float32Array(CHUNK_VECTORS * this.dim);
+      this.chunks[c] ??= newChunk(CHUNK_VECTORS * this.dim);
     }
     const chunk = this.chunk(label);
     const base = this.offset(label);
@@ -242,10 +254,21 @@ export class VectorArena {
       // to a full chunk once more than a chunk is needed.
       const holds =
         n > CHUNK_VECTORS ? CHUNK_VECTORS : exact ? n : Math.min(CHUNK_VECTORS, Math.max(n, Math.ceil(firstHolds * 1.5)));
-      const grown = new Float32Array(holds * this.dim);
+      const grown = newChunk(holds * this.dim);
       grown.set(first);
+      freeChunk(first);
       this.chunks[0] = grown;
     }
-    while (this.chunks.length * CHUNK_VECTORS < n) this.chunks.push(new Float32Array(CHUNK_VECTORS * this.dim));
+    while (this.chunks.length * CHUNK_VECTORS < n) this.chunks.push(newChunk(CHUNK_VECTORS * this.dim));
   }
+}
+
+/** A zeroed chunk of `floats` floats: native memory freeChunk() gives back at once, or a plain array without the addon. */
+function newChunk(floats: number): Float32Array {
+  return nativeAddon ? new Float32Array(nativeAddon.allocateChunk(floats * 4)) : new Float32Array(floats);
+}
+
+/** Frees a chunk's memory now when newChunk() took it natively (every view of it then reads as empty). */
+function freeChunk(chunk: Float32Array | undefined): void {
+  if (chunk && nativeAddon) nativeAddon.freeChunk(chunk.buffer);
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { VectorArena } from '../../../src/engine/vectors/arena.js';
+import { RELEASED, VectorArena } from '../../../src/engine/vectors/arena.js';
+import { nativeAddon } from '../../../src/engine/native-addon.js';
 
 const vec = (seed: number, dim: number): Float32Array => Float32Array.from({ length: dim }, (_, i) => seed + i / 8);
 const norm = (v: Float32Array): number => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
@@ -85,4 +86,49 @@ test('int8 codes: kept per label until uncoded or the label is set again, each c
   arena.uncodeAll();
   assert.equal(arena.codeBytes, 0);
   assert.equal(coded(3), false);
+});
+
+test('release: a chunk none of whose labels is held is freed at once, made again zeroed when a label of it is stored', () => {
+  assert.ok(nativeAddon, 'the native addon is built (npm ci)');
+  const dim = 4;
+  const arena = new VectorArena(dim);
+  for (let label = 0; label < 3000; label++) arena.set(label, vec(label, dim));
+  const chunk1 = arena.chunk(1024);
+  const before = arena.bytes;
+  // Labels 1024-2047 (chunk 1) go to a graph, all but one; then the last one too.
+  for (let label = 1024; label < 2047; label++) arena.release(label);
+  assert.equal(arena.released, 1023);
+  assert.equal(chunk1.length, 1024 * dim, 'a chunk with a held label stays');
+  arena.release(2047);
+  assert.equal(chunk1.length, 0, 'the dropped chunk is freed: its views read as empty');
+  assert.equal(arena.bytes, before - 1024 * dim * 4);
+  assert.deepEqual([arena.holds(1500), arena.heldFlags[1500], arena.holds(1023), arena.holds(2048)], [false, RELEASED, true, true]);
+  assert.throws(() => arena.chunk(1500), /does not hold label 1500/);
+  assert.deepEqual(arena.get(1023), vec(1023, dim), 'neighbouring chunks untouched');
+  // Stored again: a fresh zeroed chunk, holding only that label.
+  arena.set(1500, vec(7, dim));
+  assert.equal(arena.released, 1023);
+  assert.deepEqual(arena.get(1500), vec(7, dim));
+  assert.deepEqual(arena.chunk(1500).subarray(0, dim), new Float32Array(dim), 'the rest of the new chunk is zeros');
+  // A free label held nowhere: forget() of a released one counts it out.
+  arena.forget(1600);
+  assert.equal(arena.released, 1022);
+  assert.equal(arena.heldFlags[1600], 0);
+  arena.close();
+  assert.equal(arena.chunkList.length, 0);
+});
+
+test('chunk memory: allocateChunk gives zeroed memory; freeChunk detaches and frees it once, and refuses other buffers', () => {
+  assert.ok(nativeAddon);
+  const buffer = nativeAddon.allocateChunk(4096);
+  const view = new Float32Array(buffer);
+  assert.equal(view.length, 1024);
+  assert.ok(view.every((v) => v === 0));
+  view[5] = 3;
+  nativeAddon.freeChunk(buffer);
+  assert.equal(view.length, 0);
+  assert.equal(buffer.byteLength, 0);
+  nativeAddon.freeChunk(buffer); // twice: nothing more to free
+  assert.throws(() => nativeAddon!.freeChunk(new ArrayBuffer(8)), { name: 'TypeError', message: /from allocateChunk/ });
+  assert.throws(() => nativeAddon!.allocateChunk(0), { name: 'TypeError', message: /whole number/ });
 });
