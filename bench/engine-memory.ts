@@ -22,6 +22,7 @@ import { hnswlib } from './hnswlib-reference.js';
 import { generateDense, metadataOf } from './data.js';
 import { HNSW_EF_CONSTRUCTION, HNSW_M } from './references.js';
 import { VectorSet } from '../src/engine/vector-set.js';
+import { nativeAddon } from '../src/engine/native-addon.js';
 import type { EngineMemory } from './harness.js';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -45,9 +46,15 @@ const vectorOf = (i: number): Float32Array => data.vectors.slice(i * dim, (i + 1
 const idOf = (i: number): string => `vec-${i.toString().padStart(8, '0')}`;
 const noGraph = { graphMinRecords: Number.MAX_SAFE_INTEGER, defaultEf: 100 };
 
+// Freed native memory malloc still holds (the arena's dropped chunks, insert scratch)
+// goes back to the system before each reading, as the server's quiet release does
+// (worker/quiet-release.ts), so RSS counts what is in use.
+await nativeAddon?.releaseFreeMemory();
 let mark = usage();
 /** Growth since the previous step: JavaScript bytes, and native bytes (RSS growth beyond them). */
-const step = (): { js: number; native: number } => {
+const step = async (): Promise<{ js: number; native: number }> => {
+  gc();
+  await nativeAddon?.releaseFreeMemory();
   const now = usage();
   const js = now.js - mark.js;
   const grown = { js, native: now.rss - mark.rss - js };
@@ -57,15 +64,15 @@ const step = (): { js: number; native: number } => {
 
 const idsOnly = new VectorSet(0, 'cosine', noGraph);
 for (let i = 0; i < count; i++) idsOnly.upsert(i + 1, { id: idOf(i) });
-const ids = step().js;
+const ids = (await step()).js;
 
 const bare = new VectorSet(dim, 'cosine', noGraph);
 for (let i = 0; i < count; i++) bare.upsert(i + 1, { id: idOf(i), values: vectorOf(i) });
-const arenaAlone = step().js - ids;
+const arenaAlone = (await step()).js - ids;
 
 const withMetadata = new VectorSet(dim, 'cosine', noGraph);
 for (let i = 0; i < count; i++) withMetadata.upsert(i + 1, { id: idOf(i), values: vectorOf(i), metadata: metadataOf(data, i) });
-const metadata = step().js - ids - arenaAlone;
+const metadata = (await step()).js - ids - arenaAlone;
 
 // A fourth set, without metadata, with a graph from its first record (as the worker grows one).
 const full = new VectorSet(dim, 'cosine', { graphMinRecords: 1, defaultEf: 100 });
@@ -74,7 +81,7 @@ for (let i = 0; i < count; i++) full.upsert(i + 1, { id: idOf(i), values: vector
 let started = performance.now();
 while (full.hasWork) full.work(performance.now() + 4); // the worker's 4 ms slices
 const engineBuildSeconds = (performance.now() - started) / 1000;
-const grown = step();
+const grown = await step();
 const vectors = full.vectorBytes;
 const graph = grown.js + grown.native - ids - vectors;
 
@@ -100,7 +107,7 @@ reference.initIndex(count, HNSW_M, HNSW_EF_CONSTRUCTION, 100);
 started = performance.now();
 for (let i = 0; i < count; i++) reference.addPoint(Array.from(data.vectors.subarray(i * dim, (i + 1) * dim)), i);
 const referenceBuildSeconds = (performance.now() - started) / 1000;
-const referenceIndex = step().native;
+const referenceIndex = (await step()).native;
 
 const per = (bytes: number): string => `${Math.round(bytes / count).toLocaleString('en-US')} B`.padStart(9);
 const ratio = (bytes: number): string => `${(bytes / count / raw).toFixed(2)}× raw`;
