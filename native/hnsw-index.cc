@@ -285,6 +285,12 @@ void WriteGraph(hnswlib::HierarchicalNSW<float>* g, const std::string& path) {
                              std::to_string(expected) + " bytes; is the disk full?)");
 }
 
+// The node of `label`, or kNoNode when it has none (nodeOf, checked against the node count).
+uint32_t NodeOfLabel(const HnswIndex* h, uint32_t label) {
+  const uint32_t node = label < h->nodeOf.size() ? h->nodeOf[label] : conifer_graph::kNoNode;
+  return node < h->index->cur_element_count ? node : conifer_graph::kNoNode;
+}
+
 // A vector as the graph's space takes it (a point or a query): `v` itself, or under cosine
 // `v` and its inverse length copied into `scratch` (dim + 1 floats).
 const float* AsNode(const HnswIndex* h, const float* v, std::vector<float>& scratch) {
@@ -881,12 +887,10 @@ napi_value Vectors(napi_env env, napi_callback_info info) {
   const uint32_t* labels = static_cast<const uint32_t*>(ldata);
   float* out = static_cast<float*>(odata);
   return Guard(env, [&]() -> napi_value {
-    const auto* g = h->index.get();
     for (size_t i = 0; i < n; i++) {
-      const uint32_t node = labels[i] < h->nodeOf.size() ? h->nodeOf[labels[i]] : conifer_graph::kNoNode;
-      if (node == conifer_graph::kNoNode || node >= g->cur_element_count)
-        throw std::runtime_error("vectors: label " + std::to_string(labels[i]) + " has no node");
-      memcpy(out + i * h->dim, g->getDataByInternalId(node), h->dim * sizeof(float));
+      const uint32_t node = NodeOfLabel(h, labels[i]);
+      if (node == conifer_graph::kNoNode) throw std::runtime_error("vectors: label " + std::to_string(labels[i]) + " has no node");
+      memcpy(out + i * h->dim, h->index->getDataByInternalId(node), h->dim * sizeof(float));
     }
     return Undefined(env);
   });
@@ -915,11 +919,9 @@ napi_value Holding(napi_env env, napi_callback_info info) {
     if (napi_create_arraybuffer(env, n, &odata, &buffer) != napi_ok || napi_create_typedarray(env, napi_uint8_array, n, buffer, 0, &out) != napi_ok)
       throw std::runtime_error("could not allocate the answer");
     uint8_t* same = static_cast<uint8_t*>(odata);
-    const auto* g = h->index.get();
     for (size_t i = 0; i < n; i++) {
-      const uint32_t node = labels[i] < h->nodeOf.size() ? h->nodeOf[labels[i]] : conifer_graph::kNoNode;
-      same[i] = node != conifer_graph::kNoNode && node < g->cur_element_count &&
-                memcmp(g->getDataByInternalId(node), vectors + i * h->dim, h->dim * sizeof(float)) == 0;
+      const uint32_t node = NodeOfLabel(h, labels[i]);
+      same[i] = node != conifer_graph::kNoNode && memcmp(h->index->getDataByInternalId(node), vectors + i * h->dim, h->dim * sizeof(float)) == 0;
     }
     return out;
   });

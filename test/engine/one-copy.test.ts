@@ -121,23 +121,22 @@ for (const [metric, seed] of [['cosine', 11], ['euclidean', 22], ['dotproduct', 
     it('vectors come back into the arena when a rebuild replaces the graph and when the graph is dropped', () => {
       const rand = prng(seed + 2);
       const { set, ref, want } = pair(rand);
+      const removeRange = (from: number, to: number): void => {
+        for (let i = from; i < to; i++) {
+          set.remove(`v${i}`);
+          ref.remove(`v${i}`);
+          want.delete(`v${i}`);
+        }
+      };
       drain(set);
       // Over a fifth deleted: a fresh graph is built and swapped in.
-      for (let i = 0; i < 700; i++) {
-        set.remove(`v${i}`);
-        ref.remove(`v${i}`);
-        want.delete(`v${i}`);
-      }
+      removeRange(0, 700);
       drain(set);
       assert.ok(set.hasGraph);
       assertValues(set, want);
       assertAnswers(set, ref, rand);
       // Below half of graphMinRecords: the graph goes, every vector is held again.
-      for (let i = 700; i < 2100; i++) {
-        set.remove(`v${i}`);
-        ref.remove(`v${i}`);
-        want.delete(`v${i}`);
-      }
+      removeRange(700, 2100);
       assert.equal(set.hasGraph, false);
       assert.ok(set.vectorBytes >= want.size * DIM * 4, 'the arena holds every vector again');
       assertValues(set, want);
