@@ -44,6 +44,13 @@ export interface SparseHit {
 const SUM_SLACK = 1e-9;
 /** Margin relative to θ, above half a float32 ulp (6e-8). */
 const REL_MARGIN = 3e-7;
+/**
+ * pruned() re-estimates θ (exact scores of the best partial sums) each time the records
+ * touched have grown this many times over. Each estimate reads every touched record's
+ * sum: with 2 they took half of step 1 at 100k records of the bench's data; with 4 the
+ * step costs ~15 % less and gathers ~2 % more postings.
+ */
+const THETA_REFRESH_GROWTH = 4;
 
 export class SparseIndex {
   private readonly store = new SparseStore();
@@ -425,7 +432,8 @@ export class SparseIndex {
    *    `touched`) until the bound of the terms left (`rest`) is below θ, the k-th best
    *    exact score so far. A record none of them holds scores at most `rest`, so it cannot
    *    enter: the candidates are now fixed. θ comes from scoring exactly (dot()) the
-   *    records with the best partial sums, refreshed as `touched` doubles.
+   *    records with the best partial sums, refreshed each time `touched` has grown
+   *    THETA_REFRESH_GROWTH-fold.
    * 2. Candidates whose partial sum + rest cannot reach θ are dropped. While scanning the
    *    next list (only adding to touched records) costs less than scoring the survivors
    *    one by one, it is scanned and the survivors filtered again with the smaller rest.
@@ -452,7 +460,7 @@ export class SparseIndex {
       i++;
       if (count >= nextTheta) {
         this.offerBest(count, top, q, epoch, idOf, allow);
-        nextTheta = count * 2;
+        nextTheta = count * THETA_REFRESH_GROWTH;
       }
     }
     this.offerBest(count, top, q, epoch, idOf, allow);
