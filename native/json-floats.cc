@@ -33,8 +33,9 @@
 //   - nothing was taken (for an upsert, also as soon as the first record is read with
 //     nothing taken, so the bodies of an index this does not help are not scanned to the
 //     end for nothing).
-// The caller must also have ruled out "__proto__" and "constructor" (json-body.ts),
-// since JSON.parse alone does not refuse them.
+// The caller must also rule out "__proto__" and "constructor" keys, since JSON.parse alone
+// does not refuse them (json-body.ts looks for the words in the rest: the arrays taken
+// hold only numbers).
 //
 // Why the answer is JSON.parse's: each number is checked against JSON's grammar, then
 // read by std::from_chars, which rounds correctly to the nearest double as JSON.parse

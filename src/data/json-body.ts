@@ -47,14 +47,28 @@ export type VectorsAt = 'query' | 'upsert';
 export function parseJsonBody(bytes: Uint8Array, vectors?: VectorsAt): unknown {
   if (bytes.byteLength === 0) return {};
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const plain = isAscii(buf) && buf.indexOf(BACKSLASH) === -1 && buf.indexOf('__proto__') === -1 && buf.indexOf('constructor') === -1;
   try {
-    if (!plain) return secureJson.parse(buf.toString('utf8'), null, PARSE_OPTIONS);
+    if (!isAscii(buf)) return secureParse(buf);
+    // The native scan refuses a body holding a backslash, and the arrays it takes hold
+    // only numbers, so a key spelled "__proto__" or "constructor" can only be in the rest
+    // of the text it hands back: looking there instead of in the whole body spares two
+    // scans of every byte (most of an upsert's bytes are its numbers).
     const taken = vectors === undefined ? undefined : nativeAddon?.jsonFloatArrays(buf, vectors === 'query' ? 0 : 1);
-    return taken === undefined ? JSON.parse(buf.toString('latin1')) : withVectors(taken, vectors === 'query');
+    if (taken !== undefined) return mayHoldProtoKey(taken[0]) ? secureParse(buf) : withVectors(taken, vectors === 'query');
+    if (buf.indexOf(BACKSLASH) !== -1 || mayHoldProtoKey(buf)) return secureParse(buf);
+    return JSON.parse(buf.toString('latin1'));
   } catch {
     throw new ApiError('INVALID_ARGUMENT', `request body is not valid JSON: ${INVALID_JSON_BODY}`);
   }
+}
+
+/** Whether JSON text without backslashes may spell a key secure-json-parse refuses. */
+function mayHoldProtoKey(text: Buffer | string): boolean {
+  return text.indexOf('__proto__') !== -1 || text.indexOf('constructor') !== -1;
+}
+
+function secureParse(buf: Buffer): unknown {
+  return secureJson.parse(buf.toString('utf8'), null, PARSE_OPTIONS);
 }
 
 /** The layout's kinds (native/json-floats.cc). */

@@ -205,6 +205,28 @@ describe('parseJsonBody with vectors', () => {
     assert.ok(Array.isArray((parseJsonBody(bytes('{"vector":[1e39,2]}'), 'query') as Body).vector));
   });
 
+  it('prototype poisoning beside vectors the native scan takes is refused; the words as values are not', () => {
+    assert.ok(nativeAddon, 'the native addon is built with the server');
+    const poisoned: [string, 'query' | 'upsert'][] = [
+      ['{"vector":[1,2],"__proto__":{"x":1}}', 'query'],
+      ['{"vector":[1,2],"filter":{"constructor":{"prototype":{"x":1}}}}', 'query'],
+      ['{"vectors":[{"id":"a","values":[1,2],"metadata":{"__proto__":{"x":1}}}]}', 'upsert'],
+      ['{"vectors":[{"id":"a","sparseValues":{"indices":[1],"values":[2]},"constructor":{"prototype":{"x":1}}}]}', 'upsert'],
+    ];
+    for (const [text, at] of poisoned) {
+      assert.ok(nativeAddon.jsonFloatArrays(bytes(text), at === 'query' ? 0 : 1), `the native scan takes ${text}`);
+      assert.throws(() => reference(text));
+      assert.throws(
+        () => parseJsonBody(bytes(text), at),
+        (err: unknown) => err instanceof ApiError && err.message === `request body is not valid JSON: ${INVALID_JSON_BODY}`,
+        text,
+      );
+    }
+    // The words as values: secure-json-parse's path (as any body holding them), not refused.
+    const innocent = '{"vectors":[{"id":"constructor","values":[1,2],"metadata":{"note":"__proto__"}}]}';
+    assert.deepEqual(parseJsonBody(bytes(innocent), 'upsert'), reference(innocent));
+  });
+
   it('the native scan itself declines escapes and UTF-8 anywhere, inside strings too', () => {
     assert.ok(nativeAddon, 'the native addon is built with the server');
     const scan = (text: string) => nativeAddon!.jsonFloatArrays(bytes(text), 0);
