@@ -309,7 +309,7 @@ function otherTable(r: BenchResult): Table {
       ...rebuildRows(r.restart, 'searchable'),
       ['server RSS, empty index', mib(m.rssEmptyBytes)],
       ...(m.rssAtIndexedBytes === undefined ? [] : [['server RSS when the dense load is fully indexed', mib(m.rssAtIndexedBytes)] as [string, string]]),
-      [m.rssAtIndexedBytes === undefined ? 'server RSS after dense load' : 'server RSS after dense load, at rest (5 s later: freed heap memory handed back)', mib(m.rssAfterLoadBytes)],
+      [m.rssAtIndexedBytes === undefined ? 'server RSS after dense load' : 'server RSS after dense load, at rest (once it holds steady: freed heap memory handed back)', mib(m.rssAfterLoadBytes)],
       ['RSS growth per dense vector (raw float32: ' + m.rawFloat32BytesPerVector + ' B)', `${int(m.bytesPerVector)} B`],
       ...engineMemoryRows(m),
       ['server peak RSS (VmHWM)', mib(m.peakRssBytes)],
