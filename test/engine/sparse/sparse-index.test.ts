@@ -304,6 +304,41 @@ describe('SparseIndex', () => {
     }
   });
 
+  it('a record whose partial sum crosses the θ estimate\'s bar, falls back under it and crosses again is scored once (both paths)', () => {
+    // Query weights 1 on dims 1..5; list bounds 10, 9.5, 9, 8.9, 1, so MaxScore gathers
+    // dims 1..4 in that order. After dim 1 the first estimate scores labels 0 and 1 (k = 2):
+    // θ = 9, bar = 9. Label 2 crosses the bar on dim 2 (9.5), falls under it on dim 3
+    // (4.5) and crosses it again on dim 4 (13.4); the second estimate (8 records touched)
+    // then reads the listed records, where it must appear once: scored twice, it would
+    // fill both top places and push label 0 out.
+    const records: [number[], number[]][] = [
+      [[1], [10]],
+      [[1], [9]],
+      [[2, 3, 4], [9.5, -5, 8.9]],
+      [[2], [0.1]],
+      [[2], [0.1]],
+      [[3], [9]],
+      [[4], [0.2]],
+      [[4], [0.2]],
+      [[5], [1]],
+    ];
+    const refs: Ref[] = records.map(([indices, values], label) => ({
+      label,
+      id: `r${label}`,
+      sparse: { indices: Uint32Array.from(indices), values: Float32Array.from(values) },
+      tag: 0,
+    }));
+    const q = { indices: Uint32Array.of(1, 2, 3, 4, 5), values: Float32Array.of(1, 1, 1, 1, 1) };
+    const want = bruteForce(refs, q, 2);
+    assert.deepEqual(want.map((h) => h.id), ['r2', 'r0']);
+    for (const native of [nativeAddon ?? null, null]) {
+      const index = new SparseIndex(native);
+      for (const r of refs) index.set(r.label, r.sparse);
+      const got = index.search(prepareSparse(q), 2, (l) => `r${l}`).map((h) => ({ id: h.id, score: h.rank }));
+      assert.deepEqual(got, want, native ? 'native' : 'JavaScript');
+    }
+  });
+
   it('ties (identical records) are ordered by id on the pruned path', () => {
     const index = new SparseIndex();
     const s = sorted({ indices: Uint32Array.of(3, 1, 2), values: Float32Array.of(0.5, 0.25, 1) });
