@@ -7,8 +7,11 @@
 // ends twice (finished, then its socket closed) cannot free someone else's slot.
 
 export interface Ticket {
-  /** Resolves when the holder may run; rejects with QueueTimeout if it waited too long. */
-  readonly admitted: Promise<void>;
+  /**
+   * null: the holder may run now. Else it waits: resolves when the holder may run, rejects
+   * with QueueTimeout if it waited too long.
+   */
+  readonly admitted: Promise<void> | null;
   /** Frees the slot (or leaves the queue); safe to call more than once. */
   release(): void;
 }
@@ -57,7 +60,7 @@ export class AdmissionQueue {
     };
     if (this.active < this.maxActive) {
       this.active++;
-      return { admitted: Promise.resolve(), release };
+      return { admitted: null, release };
     }
     if (this.waiting.length >= this.maxWaiting) throw new QueueFull();
     state = 'waiting';

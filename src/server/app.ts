@@ -22,6 +22,7 @@ import { indexRoutes } from './routes/indexes.js';
 import { systemRoutes } from './routes/system.js';
 import { unimplementedRoutes } from './routes/unimplemented.js';
 import { projectOf } from './request-context.js';
+import { syncHook } from './sync-hook.js';
 
 export const REQUEST_ID_HEADER = 'x-pinecone-request-id';
 
@@ -84,9 +85,9 @@ export async function buildApp(
     else parseJson(request, body as string, done);
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', syncHook((request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
-  });
+  }));
   registerAuth(app, ctx.catalog, { acceptAnyKey: ctx.config.dev, metricsAuth: ctx.config.metricsAuth });
   registerDiskGuard(app, ctx.disk);
   registerBodyDrain(app);

@@ -14,6 +14,7 @@ import type { MetricsAuth } from '../config.js';
 import { unauthenticated } from '../errors.js';
 import { resolveVersion } from './api-version.js';
 import { planeOf } from './error-mapper.js';
+import { syncHook } from './sync-hook.js';
 
 export function registerAuth(
   app: FastifyInstance,
@@ -35,7 +36,7 @@ export function registerAuth(
     }
     return project;
   };
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', syncHook((request) => {
     const plane = planeOf(request.url);
     if (plane === 'system') {
       if (opts.metricsAuth === 'key' && request.url.split('?', 1)[0] === '/metrics') request.project = authenticate(request);
@@ -43,5 +44,5 @@ export function registerAuth(
     }
     request.project = authenticate(request);
     request.apiVersion = resolveVersion(request.headers, plane);
-  });
+  }));
 }

@@ -18,10 +18,20 @@ import type { IncomingMessage } from 'node:http';
 import { DRAIN_IDLE_MS, DRAIN_MAX_BYTES, DRAIN_MAX_MS } from '../limits.js';
 
 export function registerBodyDrain(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    await readRestOfBody(request.raw, reply);
-    return payload;
+  // Callback style (sync-hook.ts says why): nearly every answer follows a body read to
+  // its end, and goes on at once.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (bodyRead(request.raw)) {
+      done(null, payload);
+      return;
+    }
+    readRestOfBody(request.raw, reply).then(() => done(null, payload), done);
   });
+}
+
+/** Nothing left to read: the HTTP parser has seen the whole message (always so for bodiless requests), or the stream is over. */
+function bodyRead(raw: IncomingMessage): boolean {
+  return raw.complete || raw.readableEnded || raw.destroyed;
 }
 
 /**
@@ -29,8 +39,7 @@ export function registerBodyDrain(app: FastifyInstance): void {
  * marks the answer `Connection: close` when a bound stopped that (or it is a 429).
  */
 export async function readRestOfBody(raw: IncomingMessage, reply: FastifyReply): Promise<void> {
-  // complete: the HTTP parser has seen the whole message (always so for bodiless requests).
-  if (raw.complete || raw.readableEnded || raw.destroyed) return;
+  if (bodyRead(raw)) return;
   // An overload refusal (429) sheds load: it goes out at once and the connection closes,
   // rather than waiting for a body the server has no room to read (src/server/overload.ts).
   if (reply.statusCode === 429) {

@@ -6,6 +6,7 @@
 // reads: query, fetch_by_metadata, stats) do neither: they must not spend the reserve.
 import type { FastifyInstance } from 'fastify';
 import type { DiskSpace } from '../catalog/disk-space.js';
+import { syncHook } from './sync-hook.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -17,9 +18,9 @@ declare module 'fastify' {
 }
 
 export function registerDiskGuard(app: FastifyInstance, disk: DiskSpace): void {
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preHandler', syncHook((request) => {
     const { grows, frees } = request.routeOptions.config;
     if (grows !== undefined) disk.requireSpace(grows, request.bodyBytes);
     else if (frees === true || request.method === 'DELETE' || request.method === 'PATCH') disk.touch();
-  });
+  }));
 }

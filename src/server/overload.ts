@@ -3,7 +3,7 @@
 // upsert costs no memory — and are refused with 429 RESOURCE_EXHAUSTED and Retry-After
 // once both the running and the waiting places of their kind are taken. The control
 // plane, /health and /ready never pass a queue, so they stay responsive under any burst.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Config } from '../config.js';
 import { overloaded } from '../errors.js';
 import { ADMISSION_WAIT_MAX_MS, OVERLOAD_RETRY_AFTER_S } from '../limits.js';
@@ -40,26 +40,33 @@ export class OverloadGuard {
    * closes — finished or abandoned by the client — never earlier, so a handler's work
    * (and its parsed body) is counted until it is done.
    */
-  hook(prefix: string): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
-    return async (request, reply) => {
+  hook(prefix: string): (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void {
+    // Callback style (sync-hook.ts says why): a request admitted at once goes on without a promise.
+    return (request, reply, done) => {
       const routeUrl = request.routeOptions.url;
-      if (routeUrl === undefined) return; // unknown route: the not-found handler answers
+      if (routeUrl === undefined) {
+        done(); // unknown route: the not-found handler answers
+        return;
+      }
       const kind = kindOf(request.method, routeUrl, prefix);
       const queue = this.queues[kind];
       let ticket;
       try {
         ticket = queue.enter();
       } catch (err) {
-        if (!(err instanceof QueueFull)) throw err;
-        throw this.refuse(kind, `${queue.maxActive} running and ${queue.maxWaiting} waiting`);
+        done(err instanceof QueueFull ? this.refuse(kind, `${queue.maxActive} running and ${queue.maxWaiting} waiting`) : (err as Error));
+        return;
       }
       reply.raw.once('close', ticket.release);
-      try {
-        await ticket.admitted;
-      } catch (err) {
-        if (!(err instanceof QueueTimeout)) throw err;
-        throw this.refuse(kind, `waited ${ADMISSION_WAIT_MAX_MS / 1000} s without a free place`);
+      if (ticket.admitted === null) {
+        done();
+        return;
       }
+      ticket.admitted.then(
+        () => done(),
+        (err: unknown) =>
+          done(err instanceof QueueTimeout ? this.refuse(kind, `waited ${ADMISSION_WAIT_MAX_MS / 1000} s without a free place`) : (err as Error)),
+      );
     };
   }
 

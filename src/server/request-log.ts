@@ -4,6 +4,7 @@
 // key; the logger's redaction (src/log.ts) is the net under that rule.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { routeOf } from './request-context.js';
+import { syncHook } from './sync-hook.js';
 
 /** The index a request concerns: the one the data plane resolved, or the route's `:name`. */
 function indexOf(request: FastifyRequest, route: string): string | undefined {
@@ -19,7 +20,7 @@ const LOGS_INFO = new Set(['trace', 'debug', 'info']);
 
 export function registerRequestLog(app: FastifyInstance): void {
   app.decorateReply('apiError', null);
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', syncHook((request, reply) => {
     // Above info (CONIFER_LOG_LEVEL=warn) the line would be built for nothing, per request.
     if (!LOGS_INFO.has(request.log.level)) return;
     const route = routeOf(request);
@@ -34,5 +35,5 @@ export function registerRequestLog(app: FastifyInstance): void {
     if (index !== undefined) line.index = index;
     if (reply.apiError) line.error = { code: reply.apiError.code, message: reply.apiError.message };
     request.log.info(line, `${request.method} ${route} ${reply.statusCode}`);
-  });
+  }));
 }

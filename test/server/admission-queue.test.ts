@@ -2,7 +2,13 @@
 // running and waiting holders, idempotent release, leaving the queue, and the wait limit.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { AdmissionQueue, QueueFull, QueueTimeout } from '../../src/server/admission-queue.js';
+import { AdmissionQueue, QueueFull, QueueTimeout, type Ticket } from '../../src/server/admission-queue.js';
+
+/** The ticket's wait; fails when it was admitted at once. */
+function waiting(t: Ticket): Promise<void> {
+  assert.ok(t.admitted, 'expected a ticket that waits');
+  return t.admitted;
+}
 
 describe('AdmissionQueue', () => {
   it('admits up to maxActive, queues up to maxWaiting, refuses beyond, and admits in order', async () => {
@@ -15,24 +21,28 @@ describe('AdmissionQueue', () => {
     assert.equal(q.activeCount, 2);
     assert.equal(q.waitingCount, 2);
     const order: string[] = [];
-    void c.admitted.then(() => order.push('c'));
-    void d.admitted.then(() => order.push('d'));
-    await a.admitted;
-    await b.admitted;
+    assert.equal(a.admitted, null); // admitted at once
+    assert.equal(b.admitted, null);
+    const cAdmitted = waiting(c);
+    const dAdmitted = waiting(d);
+    void cAdmitted.then(() => order.push('c'));
+    void dAdmitted.then(() => order.push('d'));
+    await Promise.resolve();
+    assert.deepEqual(order, []); // both still wait
     a.release();
     a.release(); // a second release frees nothing more
-    await c.admitted;
+    await cAdmitted;
     assert.deepEqual(order, ['c']);
     assert.equal(q.activeCount, 2);
     assert.equal(q.waitingCount, 1);
     b.release();
-    await d.admitted;
+    await dAdmitted;
     assert.deepEqual(order, ['c', 'd']);
     c.release();
     d.release();
     assert.equal(q.activeCount, 0);
     const e = q.enter();
-    await e.admitted;
+    assert.equal(e.admitted, null);
     assert.equal(q.activeCount, 1);
     e.release();
   });
@@ -46,7 +56,7 @@ describe('AdmissionQueue', () => {
     assert.equal(q.waitingCount, 0);
     const c = q.enter();
     a.release();
-    await c.admitted;
+    await waiting(c);
     assert.equal(q.activeCount, 1);
     c.release();
     assert.equal(q.activeCount, 0);
@@ -56,7 +66,7 @@ describe('AdmissionQueue', () => {
     const q = new AdmissionQueue(1, 1, 20);
     const a = q.enter();
     const b = q.enter();
-    await assert.rejects(b.admitted, QueueTimeout);
+    await assert.rejects(waiting(b), QueueTimeout);
     assert.equal(q.waitingCount, 0);
     a.release();
     assert.equal(q.activeCount, 0);

@@ -16,7 +16,8 @@ function call(hook: ReturnType<OverloadGuard['hook']>, method: string, route: st
   const raw = new EventEmitter();
   const request = { method, routeOptions: { url: PREFIX + route } } as unknown as FastifyRequest;
   const reply = { raw } as unknown as FastifyReply;
-  return { done: hook(request, reply), close: () => raw.emit('close') };
+  const done = new Promise<void>((resolve, reject) => hook(request, reply, (err) => (err ? reject(err) : resolve())));
+  return { done, close: () => raw.emit('close') };
 }
 
 async function overloadCount(): Promise<number> {

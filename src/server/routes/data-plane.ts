@@ -16,6 +16,7 @@ import { bulkImportRoutes } from './bulk-imports.js';
 import { displayNamespace, recordJson } from '../serializers/vector-json.js';
 import { jsonBytes } from '../serializers/json-text.js';
 import { documentedOnly } from '../doc-schema.js';
+import { syncHook } from '../sync-hook.js';
 import * as doc from '../schemas/vector-schemas.js';
 
 declare module 'fastify' {
@@ -106,7 +107,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
       });
       // After authentication (a root hook), before the body is read.
       plane.addHook('onRequest', overload.hook(PREFIX));
-      plane.addHook('preHandler', async (request: FastifyRequest<{ Params: Params }>) => {
+      plane.addHook('preHandler', syncHook((request: FastifyRequest<{ Params: Params }>) => {
         const index = ctx.catalog.indexes.getByHost(projectOf(request).id, request.params.indexHost);
         if (!index) throw notFound(`Index host ${request.params.indexHost} not found for this API key's project.`);
         if (index.state === 'Initializing') throw unavailable(`Index ${index.name} is initializing; retry shortly.`, 1);
@@ -114,7 +115,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
           throw unavailable(`Index ${index.name} failed to initialize; delete it and create it again.`, 60);
         }
         request.index = index;
-      });
+      }));
 
       // The upsert body is not parsed on this thread: its bytes go to the writer thread
       // as the chunks the socket delivered (transferred, not joined: body-chunks.ts),
