@@ -68,15 +68,13 @@ export class SparseIndex {
   private touched = new Uint32Array(64);
   private survivors = new Uint32Array(64);
   /**
-   * Labels whose sum rose above `bar` since pruned()'s last θ estimate (estimateTheta()),
+   * Labels whose sum rose above pruned()'s bar since its last θ estimate (estimateTheta()),
    * each once: listedAt[label] === listStamp while it is listed.
    */
   private listed = new Uint32Array(64);
   private listedAt = new Uint32Array(64);
   private listedCount = 0;
   private listStamp = 0;
-  /** estimateTheta()'s bar: Infinity (nothing listed) until an estimate has found k sums. */
-  private bar = Infinity;
   private heapLabels = new Uint32Array(0);
   private heapValues = new Float64Array(0);
   private epoch = 0;
@@ -462,21 +460,21 @@ export class SparseIndex {
     const n = q.dims.length;
     const listOf = (i: number): PostingList => this.postings.get(q.dims[order[i]]) as PostingList;
 
-    // 1. Essential terms.
-    this.bar = Infinity;
+    // 1. Essential terms. `bar`: estimateTheta()'s, Infinity (nothing listed) until an
+    // estimate has found k sums.
     this.clearListed();
+    let bar = Infinity;
     let count = 0;
     let nextTheta = top.k;
     let i = 0;
     while (i < m && restFrom[i] >= cutoff(top, slack)) {
-      count = this.gather(listOf(i), q.weights[order[i]], epoch, count);
+      count = this.gather(listOf(i), q.weights[order[i]], epoch, count, bar);
       i++;
       if (count >= nextTheta) {
-        this.estimateTheta(count, top, q, epoch, idOf, allow);
+        bar = this.estimateTheta(count, bar, top, q, epoch, idOf, allow);
         nextTheta = count * THETA_REFRESH_GROWTH;
       }
     }
-    this.bar = Infinity; // later gathers (candidates(), reaching()) list nothing
     this.offerBest(this.touched, count, top, q, epoch, idOf, allow);
 
     // 2. Survivors, narrowed by scanning cheap lists.
@@ -518,7 +516,7 @@ export class SparseIndex {
   /**
    * Raises θ while pruned() gathers: offerBest() over every touched record at first, and
    * once an estimate has found k, over only the records listed since (gather() lists a
-   * record when its sum crosses `bar` upwards), which hold all it could pick. The sums
+   * record when its sum crosses the bar upwards), which hold all it could pick. The sums
    * are read at random, and reading every touched one at each estimate took about a third
    * of step 1 (native: 146 of 407 µs per query at 100k records of the bench's data).
    *
@@ -527,13 +525,15 @@ export class SparseIndex {
    * of the k sums it picked (all now offered), and gather() keeps it. Each estimate picks
    * every listed record that qualifies or k better ones, so afterwards none qualifying is
    * left above bar and the list starts empty again; bar only rises, keeping the invariant.
+   * Returns the bar for the gathers that follow.
    */
-  private estimateTheta(count: number, top: TopK, q: PreparedSparse, epoch: number, idOf: (label: number) => string, allow?: (label: number) => boolean): void {
-    const tracking = this.bar !== Infinity;
+  private estimateTheta(count: number, bar: number, top: TopK, q: PreparedSparse, epoch: number, idOf: (label: number) => string, allow?: (label: number) => boolean): number {
+    const tracking = bar !== Infinity;
     const size = tracking ? this.heapSelect(this.listed, this.listedCount, top.k, epoch, allow) : this.heapSelect(this.touched, count, top.k, epoch, allow);
-    if (size === top.k && (!tracking || this.heapValues[0] > this.bar)) this.bar = this.heapValues[0];
+    const next = size === top.k && (!tracking || this.heapValues[0] > bar) ? this.heapValues[0] : bar;
     this.clearListed();
     this.offerHeap(size, top, q, epoch, idOf);
+    return next;
   }
 
   /** Empties the list of estimateTheta(). */
@@ -621,17 +621,16 @@ export class SparseIndex {
   /**
    * Adds weight × entry weight of the list's live entries into the accumulator; labels
    * touched for the first time this query are appended to `touched` from `count` on, and
-   * labels whose sum crosses `bar` upwards to `listed` (estimateTheta()). Returns the new
-   * count.
+   * labels whose sum crosses `bar` upwards to `listed` (pruned()'s estimateTheta(); the
+   * default, Infinity, lists none). Returns the new count.
    */
-  private gather(list: PostingList, weight: number, epoch: number, count: number): number {
+  private gather(list: PostingList, weight: number, epoch: number, count: number, bar = Infinity): number {
     const { entries, weights } = list;
     const end = list.length * 3;
     const gen = this.gen;
     const acc = this.acc;
     const touchedAt = this.touchedAt;
     const touched = this.touched;
-    const bar = this.bar;
     // A list without stale entries (the common case) needs no generation check.
     const checkGen = list.stale > 0;
     for (let i = 0; i < end; i += 3) {
