@@ -242,6 +242,12 @@ export interface BenchResult {
   };
   /** GET /health latency while the server is busy: a proxy for its event-loop delay (not exposed by the server). */
   healthProbe: { idle: LatencySummary; duringIngest: LatencySummary; duringQueries: LatencySummary };
+  /**
+   * One unfiltered query (the first held-out one) sent every `intervalMs` from its own thread
+   * and connection during the dense ingest, and the same query idle once the index is
+   * indexed and warm (issue 15: p50 during the ingest ≤ 2× idle). Absent in older reports.
+   */
+  ingestQueryProbe?: { intervalMs: number; duringIngest: LatencySummary; idle: LatencySummary };
   headline: {
     coniferRecall: number;
     coniferP50Ms: number;
@@ -288,6 +294,14 @@ function sparseJson(s: Sparse): { indices: number[]; values: number[] } {
 
 /** Health probe: GET /health every 20 ms on its own thread and connection until stopped (probe.ts). */
 const startHealthProbe = (url: string, apiKey: string): Probe => startProbe({ method: 'GET', url: `${url}/health`, apiKey, intervalMs: 20 });
+
+/**
+ * The pause between the queries probed during the dense ingest. Each such query also scans
+ * the records not yet in a graph, several ms of the engine's time during a medium ingest,
+ * taken from graph inserts: one every 100 ms leaves the ingest and indexing figures what
+ * they were without it, give or take ~10 % of one core.
+ */
+const INGEST_QUERY_INTERVAL_MS = 100;
 
 /**
  * Upsert bodies for records [from, until): the largest batches the limits allow (≤ 1000
@@ -713,6 +727,9 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const c4Batches = upsertBatches(encodeDense, Math.ceil(data.n * 0.3), data.n);
     const encodeSeconds = (performance.now() - encodeStart) / 1000;
     const probe = startHealthProbe(server.url, apiKey);
+    const ingestQueryBody = JSON.stringify({ vector: arr(data.queries, 0, data.dim), topK: k, includeMetadata: true });
+    await client.json('POST', `${host}/query`, ingestQueryBody); // the server's first query (cold paths) is not the probe's
+    const ingestQueries = startProbe({ method: 'POST', url: `${host}/query`, apiKey, body: ingestQueryBody, intervalMs: INGEST_QUERY_INTERVAL_MS });
     const ingestStart = performance.now();
     const c1 = await ingest(client, host, c1Batches, 1, phaseMs * 2, false);
     // What the bounded c1 phase did not send goes first at c4.
@@ -721,6 +738,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     c4Batches.length = 0;
     const lastAck = performance.now();
     const ingestHealth = await probe.stop();
+    const ingestQueryMs = await ingestQueries.stop();
     log(`ingest: c1 ${Math.round(c1.phase.vectorsPerSecond)} vectors/s (${c1.phase.vectors}), c4 ${Math.round(c4.phase.vectorsPerSecond)} vectors/s (${c4.phase.vectors})`);
     // Visible: stats count every record and a query for the last record finds it first.
     const lastBody = JSON.stringify({ vector: arr(data.vectors, data.n - 1, data.dim), topK: 1 });
@@ -767,6 +785,13 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     // Queries.
     const unfilteredWarmUp = await denseWarmUp(client, host, unfilteredBodies, phaseMs, evaluator(0));
     log('warm-up rounds (unmeasured): ' + unfilteredWarmUp.map((w) => `c8 ${w.c8Qps.toFixed(0)} QPS, c1 p50 ${w.c1P50Ms.toFixed(2)} ms`).join('; '));
+    // The query probed during the ingest, now idle: sent as the probe sent it, one at a time.
+    const ingestQueryIdle = await timed(200, 10_000, async () => {
+      const r = await client.request('POST', `${host}/query`, ingestQueryBody);
+      if (r.status !== 200) throw new Error(`idle probe query answered ${r.status}: ${r.text.slice(0, 300)}`);
+      return r.ms;
+    });
+    log(`query during ingest p50 ${summarize(ingestQueryMs).p50Ms.toFixed(2)} ms (n=${ingestQueryMs.length}), idle p50 ${ingestQueryIdle.p50Ms.toFixed(2)} ms`);
     const httpEcho = await measureEcho(unfilteredBodies, Math.min(2000, unfilteredBodies.length * 4));
     log(`bare node:http (same client, same bodies): round trip p50 ${httpEcho.c1.p50Ms.toFixed(3)} ms, ${httpEcho.qpsC8.toFixed(0)} QPS at concurrency 8`);
     const queryProbe = startHealthProbe(server.url, apiKey);
@@ -1006,6 +1031,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         rssAfterRestartBytes,
       },
       healthProbe: { idle: idleProbe, duringIngest: summarize(ingestHealth), duringQueries: summarize(queryHealth) },
+      ingestQueryProbe: { intervalMs: INGEST_QUERY_INTERVAL_MS, duringIngest: summarize(ingestQueryMs), idle: ingestQueryIdle },
       headline: {
         coniferRecall: u1.recall,
         coniferP50Ms: u1.latency.p50Ms,
