@@ -60,6 +60,8 @@ test('the tiny benchmark runs end to end and reports every figure', { timeout: 3
     for (const [path, v] of all) assert.ok(Number.isFinite(v), `${path} is ${v}`);
 
     assert.ok((r.headline.echoQpsC8 ?? 0) > 0, 'the bare node:http server was measured at concurrency 8');
+    assert.ok((r.ingestQueryProbe?.duringIngest.count ?? 0) >= 1, 'a query was probed during the ingest');
+    assert.equal(r.ingestQueryProbe?.idle.count, 200, 'and sent 200 times idle');
     // Exact search today: recall is 1.0 everywhere, answers are never short.
     assert.equal(r.headline.coniferRecall, 1);
     assert.equal(r.query.unfiltered.c1.recall, 1);
