@@ -241,13 +241,19 @@ class Scanner {
     size_t i = SkipSpace(at + 1);
     if (i < n_ && p_[i] == ']') return false;
     for (;;) {
-      double number;
-      if (!Number(&i, &number)) return false;
       if (kind == kSparseIndices) {
-        // Number.isInteger(x) && 0 <= x <= 0xffffffff, as vector-input.ts checks (-0 is 0).
-        if (!(number >= 0 && number <= 4294967295.0 && std::floor(number) == number)) return false;
-        indices_.push_back(static_cast<uint32_t>(number));
+        uint32_t index;
+        if (!PlainIndex(&i, &index)) {
+          double number;
+          if (!Number(&i, &number)) return false;
+          // Number.isInteger(x) && 0 <= x <= 0xffffffff, as vector-input.ts checks (-0 is 0).
+          if (!(number >= 0 && number <= 4294967295.0 && std::floor(number) == number)) return false;
+          index = static_cast<uint32_t>(number);
+        }
+        indices_.push_back(index);
       } else {
+        double number;
+        if (!Number(&i, &number)) return false;
         const float value = static_cast<float>(number);
         if (!std::isfinite(value)) return false;
         values_.push_back(value);
@@ -262,6 +268,24 @@ class Scanner {
     const uint32_t record = shape_ == 0 ? 0 : frames_[2].element;
     const size_t count = (kind == kSparseIndices ? indices_.size() : values_.size()) - first;
     taken_.push_back({at, *after, record, kind, static_cast<uint32_t>(count)});
+    return true;
+  }
+
+  // A sparse index written as JSON integers usually are: 1 to 10 digits, no sign, no
+  // leading zero, no fraction or exponent, at most 4294967295. Its value is exact in
+  // integer arithmetic, so this skips the double conversion (an index is ~5 characters:
+  // the conversion's fixed cost was most of its time). False, with *at unmoved, for any
+  // other token: Number() then reads it (or refuses it) as before.
+  bool PlainIndex(size_t* at, uint32_t* out) const {
+    const size_t begin = *at;
+    size_t i = begin;
+    uint64_t value = 0;
+    while (i < n_ && isDigit(p_[i]) && i - begin < 11) value = value * 10 + static_cast<uint64_t>(p_[i++] - '0');
+    const size_t digits = i - begin;
+    if (digits == 0 || digits > 10 || (digits > 1 && p_[begin] == '0') || value > 0xffffffffu) return false;
+    if (i < n_ && (p_[i] == '.' || p_[i] == 'e' || p_[i] == 'E')) return false;
+    *out = static_cast<uint32_t>(value);
+    *at = i;
     return true;
   }
 

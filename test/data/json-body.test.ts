@@ -189,6 +189,8 @@ describe('parseJsonBody with vectors', () => {
       ['{"vectors":[{"id":"s","sparseValues":{"indices":[1.5],"values":[2]}}]}', 'upsert'],
       ['{"vectors":[{"id":"s","sparseValues":{"indices":[-1],"values":[2]}}]}', 'upsert'],
       ['{"vectors":[{"id":"s","sparseValues":{"indices":[4294967296],"values":[2]}}]}', 'upsert'],
+      ['{"vectors":[{"id":"s","sparseValues":{"indices":[9999999999],"values":[2]}}]}', 'upsert'], // 10 digits, over uint32
+      ['{"vectors":[{"id":"s","sparseValues":{"indices":[12345678901],"values":[2]}}]}', 'upsert'],
       ['{"vectors":[{"id":"s","sparseValues":{"indices":["1"],"values":[2]}}]}', 'upsert'],
       ['{"vectors":[{"id":"s","sparseValues":{"indices":[1],"values":[2],"indices":[3]}}]}', 'upsert'],
       ['{"vectors":[{"id":"s","sparseValues":{"indices":[1],"values":[1e39]}}]}', 'upsert'],
@@ -324,5 +326,14 @@ describe('parseJsonBody with vectors', () => {
       );
     }
     assert.throws(() => parseJsonBody(bytes('{"vectors":[{"id":"a","values":[1,2]},]}'), 'upsert'), ApiError);
+    // Sparse indices are read apart from other numbers (an integer fast path): the same refusals.
+    for (const indices of ['01', '00', '1 2', '12a', '1,', '1.', '1e', '-', '0x1', '1]']) {
+      const text = `{"vectors":[{"id":"s","sparseValues":{"indices":[${indices}],"values":[2]}}]}`;
+      assert.throws(
+        () => parseJsonBody(bytes(text), 'upsert'),
+        (err: unknown) => err instanceof ApiError && err.message === `request body is not valid JSON: ${INVALID_JSON_BODY}`,
+        text,
+      );
+    }
   });
 });
