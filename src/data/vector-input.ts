@@ -136,7 +136,8 @@ export function sparseValues(v: unknown, field: string): SparseValues | undefine
   const obj = requireObject(v, field);
   const { indices, values } = obj;
   // Typed arrays come from the native body parse (json-body.ts), which took only entries
-  // that pass the checks below; they are checked the same way all the same.
+  // that pass the checks below; they are checked all the same, for what a typed array can
+  // fail (checkedSparse32).
   if (!Array.isArray(indices) && !(indices instanceof Uint32Array)) {
     throw invalid(`${field}.indices must be an array of integers, got ${typeName(indices)}`);
   }
@@ -149,6 +150,7 @@ export function sparseValues(v: unknown, field: string): SparseValues | undefine
   if (indices.length < 1 || indices.length > SPARSE_MAX_ENTRIES) {
     throw invalid(`${field} must have 1-${SPARSE_MAX_ENTRIES} entries, got ${indices.length}`);
   }
+  if (indices instanceof Uint32Array && values instanceof Float32Array) return checkedSparse32(indices, values, field);
   const outIndices = new Uint32Array(indices.length);
   const outValues = new Float32Array(values.length);
   let ascending = true;
@@ -165,15 +167,32 @@ export function sparseValues(v: unknown, field: string): SparseValues | undefine
     outValues[i] = x;
     if (i > 0 && outIndices[i - 1] >= ix) ascending = false;
   }
-  // Duplicates: strictly ascending input (what clients send) has none; otherwise a native
-  // sort of a copy finds them (a Set per record cost more than the rest of this check).
-  if (!ascending) {
-    const sorted = outIndices.slice().sort();
-    for (let i = 1; i < sorted.length; i++) {
-      if (sorted[i] === sorted[i - 1]) throw invalid(`${field}.indices has the duplicate index ${sorted[i]}`);
-    }
-  }
+  if (!ascending) checkNoDuplicates(outIndices, field);
   return { indices: outIndices, values: outValues };
+}
+
+/**
+ * The same rules for sparse values that are already typed (the native body parse's, each
+ * record's own arrays: json-body.ts): an index of a Uint32Array is an integer in range
+ * already, so only the values' finiteness and the duplicates are checked, and the arrays
+ * are kept, not copied.
+ */
+function checkedSparse32(indices: Uint32Array, values: Float32Array, field: string): SparseValues {
+  let ascending = true;
+  for (let i = 0; i < values.length; i++) {
+    if (!Number.isFinite(values[i])) throw invalid(`${field}.values[${i}] must be a number that is finite as float32, got ${show(values[i])}`);
+    if (i > 0 && indices[i - 1] >= indices[i]) ascending = false;
+  }
+  if (!ascending) checkNoDuplicates(indices, field);
+  return { indices, values };
+}
+
+/** Duplicates: strictly ascending input (what clients send) has none; otherwise a native sort of a copy finds them (a Set per record cost more than the rest of the check). */
+function checkNoDuplicates(indices: Uint32Array, field: string): void {
+  const sorted = indices.slice().sort();
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i] === sorted[i - 1]) throw invalid(`${field}.indices has the duplicate index ${sorted[i]}`);
+  }
 }
 
 /** Accepts `sparseValues` and, as Python-style callers spell it, `sparse_values`. */
