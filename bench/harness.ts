@@ -787,11 +787,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const unfilteredWarmUp = await denseWarmUp(client, host, unfilteredBodies, phaseMs, evaluator(0));
     log('warm-up rounds (unmeasured): ' + unfilteredWarmUp.map((w) => `c8 ${w.c8Qps.toFixed(0)} QPS, c1 p50 ${w.c1P50Ms.toFixed(2)} ms`).join('; '));
     // The query probed during the ingest, now idle: sent as the probe sent it, one at a time.
-    const ingestQueryIdle = await timed(200, 10_000, async () => {
-      const r = await client.request('POST', `${host}/query`, ingestQueryBody);
-      if (r.status !== 200) throw new Error(`idle probe query answered ${r.status}: ${r.text.slice(0, 300)}`);
-      return r.ms;
-    });
+    const ingestQueryIdle = await timed(200, 10_000, async () => (await client.json('POST', `${host}/query`, ingestQueryBody)).ms);
     log(`query during ingest p50 ${summarize(ingestQueryMs).p50Ms.toFixed(2)} ms (n=${ingestQueryMs.length}), idle p50 ${ingestQueryIdle.p50Ms.toFixed(2)} ms`);
     const httpEcho = await measureEcho(unfilteredBodies, Math.min(2000, unfilteredBodies.length * 4));
     log(`bare node:http (same client, same bodies): round trip p50 ${httpEcho.c1.p50Ms.toFixed(3)} ms, ${httpEcho.qpsC8.toFixed(0)} QPS at concurrency 8`);
