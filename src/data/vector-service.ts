@@ -305,9 +305,7 @@ export class VectorService {
     const stored = this.registry.store(index).metadataOf(namespace, ids);
     for (const m of matches) {
       const metadata = stored.get(m.id);
-      if (!metadata) continue;
-      m.record ??= { id: m.id };
-      m.record.metadata = metadata;
+      if (metadata) m.metadataJson = JSON.stringify(metadata);
     }
   }
 

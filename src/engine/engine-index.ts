@@ -126,10 +126,10 @@ export class EngineIndex {
         if (full.sparse) record.sparse = full.sparse;
       }
       if (q.includeMetadata) {
-        // Rebuilt from the columns; where they do not hold it whole, the caller reads it.
-        const metadata = set.metadata(h.slot);
+        // Printed from the columns; where they do not hold it whole, the caller reads it.
+        const metadata = set.metadataJson(h.slot);
         if (metadata === METADATA_IN_STORE) match.metadataInStore = true;
-        else if (metadata) (record ??= { id: h.id }).metadata = metadata;
+        else if (metadata !== undefined) match.metadataJson = metadata;
       }
       if (record) match.record = record;
       return match;

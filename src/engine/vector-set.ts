@@ -7,8 +7,8 @@
 // candidates); metadata lives in columns (metadata/metadata-columns.ts): filters
 // evaluate there to a bitmap of matching labels, so the planner (planner/plan.ts) knows
 // the exact match count before it chooses how to search. The worker holds no metadata
-// objects: includeMetadata rebuilds a hit's metadata from the columns (or, where they do
-// not hold all of it, the main thread reads it from the record store).
+// objects: includeMetadata prints a hit's metadata as JSON text from the columns (or,
+// where they do not hold all of it, the main thread reads it from the record store).
 //
 // Invariants
 // - A write is visible to the next search: a new or changed vector is in the tail until
@@ -35,7 +35,7 @@
 import type { FilterNode } from './filter.js';
 import { GraphError, HnswGraph, type InsertSource } from './graph/hnsw-graph.js';
 import type { NamespaceToWrite } from './snapshot/snapshot-files.js';
-import type { Metadata, Metric, SparseValues, StoredRecord } from './model.js';
+import type { Metric, SparseValues, StoredRecord } from './model.js';
 import { Bitmap } from './metadata/bitmap.js';
 import { METADATA_IN_STORE, MetadataColumns } from './metadata/metadata-columns.js';
 import { choosePlan, filteredWalkEf, type Plan } from './planner/plan.js';
@@ -307,12 +307,12 @@ export class VectorSet {
     return out;
   }
 
-  /** The metadata of the record at `slot` (see MetadataColumns.metadata). */
-  metadata(slot: number): Metadata | typeof METADATA_IN_STORE | undefined {
-    return this.columns.metadata(slot);
+  /** The metadata of the record at `slot` as JSON text (see MetadataColumns.metadataJson). */
+  metadataJson(slot: number): string | typeof METADATA_IN_STORE | undefined {
+    return this.columns.metadataJson(slot);
   }
 
-  /** The record's id, vector and sparse values (its metadata: `metadata(slot)`). */
+  /** The record's id, vector and sparse values (its metadata: `metadataJson(slot)`). */
   record(slot: number): StoredRecord {
     const id = this.labels.id(slot);
     if (id === undefined) throw new Error(`engine: label ${slot} is free`);

@@ -562,8 +562,9 @@ describe('EngineIndex', () => {
         for (const m of got) {
           const want = records.get(m.id)!;
           assert.deepEqual(Array.from(m.record!.values!), Array.from(want.values!));
-          // Rebuilt from the filter columns (no field subset declared: every field has one).
-          assert.deepEqual(m.record!.metadata, want.metadata);
+          // Rebuilt from the filter columns (no field subset declared: every field has one),
+          // and sent as its JSON text.
+          assert.deepEqual(m.metadataJson === undefined ? undefined : JSON.parse(m.metadataJson), want.metadata);
           assert.equal(m.metadataInStore, undefined);
         }
       }

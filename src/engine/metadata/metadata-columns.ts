@@ -13,8 +13,8 @@
 // `$exists` looks at presence (an empty list is present).
 //
 // The columns also answer a query's includeMetadata: with each label's key shape
-// (key-shapes.ts) they rebuild the object as written — its keys in order, a list's
-// elements in order with repeats — so the main thread reads the record store only for a
+// (key-shapes.ts) they print the object as written, as JSON text — its keys in order, a
+// list's elements in order with repeats — so the main thread reads the record store only for a
 // record whose fields are not all held (an index declaring its filterable fields, or a
 // namespace past the key-shape limits).
 //
@@ -90,7 +90,7 @@ export class MetadataColumns {
       }
       let column = this.fields.get(field);
       if (!column) {
-        column = new FieldColumn(this.capacity);
+        column = new FieldColumn(field, this.capacity);
         this.fields.set(field, column);
       }
       column.set(label, metadata[field]);
@@ -108,20 +108,23 @@ export class MetadataColumns {
   }
 
   /**
-   * `label`'s metadata rebuilt from the columns (a fresh object), METADATA_IN_STORE when
-   * the columns do not hold all of it, undefined when the record has none.
+   * `label`'s metadata as JSON text, printed from the columns: what JSON.stringify gives
+   * for the object as written (the same keys in the same order, the same values), which a
+   * query answer carries back (protocol.ts EngineMatch.metadataJson) without an object
+   * being built; METADATA_IN_STORE when the columns do not hold all of it, undefined when
+   * the record has none.
    */
-  metadata(label: number): Metadata | typeof METADATA_IN_STORE | undefined {
+  metadataJson(label: number): string | typeof METADATA_IN_STORE | undefined {
     const entry = label < this.capacity ? this.shapeOf[label] : NO_METADATA;
     if (entry === NO_METADATA) return undefined;
     if (entry === IN_STORE) return METADATA_IN_STORE;
-    const out: Metadata = {};
+    let out = '{';
     for (const key of this.shapes.keys(entry - FIRST_SHAPE)) {
       const column = this.fields.get(key);
       if (!column) throw new Error(`metadata columns: label ${label}'s field ${JSON.stringify(key)} has no column`);
-      out[key] = column.value(label);
+      out += `${out.length === 1 ? '' : ','}${column.keyJson}:${column.valueJson(label)}`;
     }
-    return out;
+    return `${out}}`;
   }
 
   /** The labels whose metadata matches `node` (a fresh bitmap the caller may modify). */
@@ -306,9 +309,14 @@ class FieldColumn {
   private readonly dictionary = new Map<string, number>();
   /** The same strings by code (a query's includeMetadata reads values back). */
   private readonly words: string[] = [];
+  /** Their JSON text, by code, made the first time a value is printed. */
+  private readonly wordsJson: string[] = [];
+  /** The field's name as JSON text. */
+  readonly keyJson: string;
 
-  constructor(private capacity: number) {
+  constructor(field: string, private capacity: number) {
     this.present = new Bitmap(capacity);
+    this.keyJson = JSON.stringify(field);
   }
 
   set(label: number, value: MetadataValue): void {
@@ -358,15 +366,23 @@ class FieldColumn {
     }
   }
 
-  /** `label`'s value (the label must be present): exactly what was set, a list as a fresh array. */
-  value(label: number): MetadataValue {
+  /** `label`'s value (the label must be present) as the JSON text of exactly what was set. */
+  valueJson(label: number): string {
     // A present label has one kind; numbers are NaN and strings NO_STRING where it is another.
-    if (this.numbers && !Number.isNaN(this.numbers[label])) return this.numbers[label];
-    if (this.strings && this.strings[label] !== NO_STRING) return this.words[this.strings[label]];
-    if (this.trues?.has(label)) return true;
-    if (this.falses?.has(label)) return false;
-    if (this.lists) return Array.from(this.lists.codes(label), (c) => this.words[c]);
+    if (this.numbers && !Number.isNaN(this.numbers[label])) return JSON.stringify(this.numbers[label]);
+    if (this.strings && this.strings[label] !== NO_STRING) return this.wordJson(this.strings[label]);
+    if (this.trues?.has(label)) return 'true';
+    if (this.falses?.has(label)) return 'false';
+    if (this.lists) {
+      let out = '[';
+      for (const c of this.lists.codes(label)) out += `${out.length === 1 ? '' : ','}${this.wordJson(c)}`;
+      return `${out}]`;
+    }
     throw new Error(`metadata columns: label ${label} holds no value`);
+  }
+
+  private wordJson(code: number): string {
+    return (this.wordsJson[code] ??= JSON.stringify(this.words[code]));
   }
 
   grow(capacity: number): void {

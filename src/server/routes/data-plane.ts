@@ -14,7 +14,8 @@ import { QuietRelease } from '../../engine/worker/quiet-release.js';
 import { projectOf, versionOf } from '../request-context.js';
 import { bulkImportRoutes } from './bulk-imports.js';
 import { displayNamespace, recordJson } from '../serializers/vector-json.js';
-import { jsonBytes } from '../serializers/json-text.js';
+import { jsonBytes, JsonText } from '../serializers/json-text.js';
+import { queryAnswerJson } from '../serializers/query-json.js';
 import { documentedOnly } from '../doc-schema.js';
 import { syncHook } from '../sync-hook.js';
 import * as doc from '../schemas/vector-schemas.js';
@@ -72,13 +73,12 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
   const cap = ctx.config.responseCapBytes;
 
   /**
-   * Serializes once and refuses a response over the cap (decision 13), naming what to
-   * lower. `withRecords`: the body holds records, whose values are printed text
-   * (vector-json.ts) that only jsonBytes splices in; other bodies take the faster
-   * native JSON.stringify (a query without values is most of a server's answers).
+   * Refuses a response over the cap (decision 13), naming what to lower; the body is
+   * serialized once, by the caller: records through jsonBytes, whose values are printed
+   * text (vector-json.ts) only it splices in; a query answer without values by hand
+   * (query-json.ts).
    */
-  const sendCapped = (reply: FastifyReply, body: unknown, hint: string, withRecords: boolean): FastifyReply => {
-    const payload = withRecords ? jsonBytes(body) : JSON.stringify(body);
+  const sendCapped = (reply: FastifyReply, payload: string | Buffer, hint: string): FastifyReply => {
     const bytes = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength;
     if (bytes > cap) {
       throw invalid(`the response would be ${bytes} bytes, over the limit of ${cap} bytes; ${hint}`);
@@ -157,9 +157,8 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         reply.header(MAX_INDEXED_LSN_HEADER, lsn);
         return sendCapped(
           reply,
-          { vectors: out, namespace: displayNamespace(namespace, versionOf(request)), usage: USAGE },
+          jsonBytes({ vectors: out, namespace: displayNamespace(namespace, versionOf(request)), usage: USAGE }),
           'fetch fewer ids per request',
-          true,
         );
       });
 
@@ -179,7 +178,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         };
         if (page.next) body.pagination = { next: page.next };
         reply.header(MAX_INDEXED_LSN_HEADER, lsn);
-        return sendCapped(reply, body, 'lower limit', true);
+        return sendCapped(reply, jsonBytes(body), 'lower limit');
       });
 
       plane.get('/vectors/list', documentedOnly({ querystring: doc.listQuery }), async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply) => {
@@ -208,26 +207,25 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
           // The seq the engine held when it answered: the query saw exactly the writes up to it.
           const { namespace, matches, lsn } = await vectors.query(indexOf(request), request.body);
           reply.header(MAX_INDEXED_LSN_HEADER, lsn);
-          let withRecords = false; // values included: printed text, see sendCapped
+          const ns = displayNamespace(namespace, versionOf(request));
+          const hint = 'lower topK or set includeValues to false';
+          const hasValues = (m: (typeof matches)[number]): boolean => m.record?.values !== undefined || m.record?.sparse !== undefined;
+          if (!matches.some(hasValues)) return sendCapped(reply, queryAnswerJson(matches, ns, USAGE), hint);
           const body = {
             matches: matches.map((m) => {
-              // Scores are float32 on Pinecone's wire; float64 noise (0.9999999999999998) is not.
               const out: Record<string, unknown> = { id: m.id, score: float32ToShortest(m.score) };
-              if (m.record) {
+              if (m.record && hasValues(m)) {
                 const r = recordJson(m.record);
-                if (m.record.values || m.record.sparse) {
-                  out.values = r.values;
-                  withRecords = true; // printed values (and sparse values with them)
-                }
+                out.values = r.values;
                 if (r.sparseValues) out.sparseValues = r.sparseValues;
-                if (r.metadata) out.metadata = r.metadata;
               }
+              if (m.metadataJson !== undefined) out.metadata = new JsonText(m.metadataJson);
               return out;
             }),
-            namespace: displayNamespace(namespace, versionOf(request)),
+            namespace: ns,
             usage: USAGE,
           };
-          return sendCapped(reply, body, 'lower topK or set includeValues to false', withRecords);
+          return sendCapped(reply, jsonBytes(body), hint);
         });
       });
 
