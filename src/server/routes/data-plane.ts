@@ -210,6 +210,8 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
           const ns = displayNamespace(namespace, versionOf(request));
           const hint = 'lower topK or set includeValues to false';
           const hasValues = (m: (typeof matches)[number]): boolean => m.record?.values !== undefined || m.record?.sparse !== undefined;
+          // Most answers hold no values: printed by hand. With values, their printed text
+          // (vector-json.ts) and the metadata's are spliced in by jsonBytes.
           if (!matches.some(hasValues)) return sendCapped(reply, queryAnswerJson(matches, ns, USAGE), hint);
           const body = {
             matches: matches.map((m) => {
