@@ -307,9 +307,7 @@ class FieldColumn {
   private numberLabels?: ValuePostings | null;
   /** Strings of this field (scalar values and list elements) to their codes. */
   private readonly dictionary = new Map<string, number>();
-  /** The same strings by code (a query's includeMetadata reads values back). */
-  private readonly words: string[] = [];
-  /** Their JSON text, by code, made the first time a value is printed. */
+  /** The same strings by code, as JSON text (what a query's includeMetadata prints). */
   private readonly wordsJson: string[] = [];
   /** The field's name as JSON text. */
   readonly keyJson: string;
@@ -370,19 +368,15 @@ class FieldColumn {
   valueJson(label: number): string {
     // A present label has one kind; numbers are NaN and strings NO_STRING where it is another.
     if (this.numbers && !Number.isNaN(this.numbers[label])) return JSON.stringify(this.numbers[label]);
-    if (this.strings && this.strings[label] !== NO_STRING) return this.wordJson(this.strings[label]);
+    if (this.strings && this.strings[label] !== NO_STRING) return this.wordsJson[this.strings[label]];
     if (this.trues?.has(label)) return 'true';
     if (this.falses?.has(label)) return 'false';
     if (this.lists) {
       let out = '[';
-      for (const c of this.lists.codes(label)) out += `${out.length === 1 ? '' : ','}${this.wordJson(c)}`;
+      for (const c of this.lists.codes(label)) out += `${out.length === 1 ? '' : ','}${this.wordsJson[c]}`;
       return `${out}]`;
     }
     throw new Error(`metadata columns: label ${label} holds no value`);
-  }
-
-  private wordJson(code: number): string {
-    return (this.wordsJson[code] ??= JSON.stringify(this.words[code]));
   }
 
   grow(capacity: number): void {
@@ -508,9 +502,9 @@ class FieldColumn {
   private code(s: string): number {
     let c = this.dictionary.get(s);
     if (c === undefined) {
-      c = this.words.length;
+      c = this.wordsJson.length;
       this.dictionary.set(s, c);
-      this.words.push(s);
+      this.wordsJson.push(JSON.stringify(s));
     }
     return c;
   }
