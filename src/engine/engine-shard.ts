@@ -12,7 +12,30 @@
 // worker on the new port. Meanwhile requests answer 503 UNAVAILABLE with Retry-After.
 // Restarts back off (restart-backoff.ts) so a fault that recurs on
 // load cannot spin.
-import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+//
+// A lone client. The worker posts every message on a channel of its own (`replies`), which
+// this thread can also read synchronously. Once LONE_STREAK queries in a row were each
+// posted with no other call in flight on any shard (one client querying one request at a
+// time), and the last such query was answered within `replyWaitMs`, the thread that posts
+// a query polls that channel for the reply, up to `replyWaitMs`, instead of returning to
+// its event loop and sleeping until the worker's message wakes it: waking a sleeping
+// thread costs tens of µs on a virtual machine (bench/results/fixed-cost.md measured the
+// hops), and there was nothing else to do meanwhile. Messages are read in the order they
+// were posted and each is handled as the 'message' listener would; the wait ends as soon
+// as the reply is in.
+// Any query posted beside another call resets the streak. But a reply taken in place
+// leaves nothing in flight, so while a streak lasts the queries of concurrent clients
+// would be posted one at a time too and never reset it (their requests wait unread in
+// their sockets): hence one query in PROBE_EVERY goes through the event loop, where the
+// others' queries are posted beside it and end the streak. (A first version that waited
+// whenever a query was alone in flight, with no streak, cut concurrency-8 throughput by a
+// fifth.) Measured with `node dist/bench/fixed-cost.js` (20k × 128; this build and the one
+// before alternated, three runs of three rounds each): concurrency-1 p50 0.90 against
+// 0.96 ms, concurrency 8 unchanged (1,825 against 1,835 queries/s; medians of the nine
+// rounds). Having the worker poll the same way for the next query after each answer did
+// not help (0.97 against 0.89 ms without it, same run): it took the core the client and
+// this thread needed.
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { unavailable } from '../errors.js';
 import { IndexingBacklog } from './indexing-backlog.js';
 import { RestartBackoff } from './restart-backoff.js';
@@ -33,6 +56,25 @@ import {
 } from './protocol.js';
 
 const RETRY_AFTER_SECONDS = 1;
+/**
+ * The lone-client state of this thread, over every shard (see "A lone client"): a client
+ * of one index is not alone while another queries an index of another worker.
+ * Thread rule: the main thread's only; every shard it runs updates it.
+ */
+const lone = {
+  /** Calls of every shard posted and not yet answered (engineQueueDepth's count). */
+  inFlight: 0,
+  /** Queries posted in a row with no other call in flight; reset by any posted beside another. */
+  streak: 0,
+  /** ms from post to reply of the last query posted alone (∞ until one was answered). */
+  lastMs: Infinity,
+};
+/** Queries in a row posted with no other call in flight before a reply is awaited in place. */
+const LONE_STREAK = 16;
+/** One query in this many of a streak is answered through the event loop (see posted()). */
+const PROBE_EVERY = 8;
+/** How long a lone query's reply is awaited in place by default (ms). */
+export const REPLY_WAIT_MS = 1;
 /** Longest a clean shutdown waits for the graph snapshots. */
 const FLUSH_TIMEOUT_MS = 20_000;
 
@@ -60,6 +102,10 @@ export class EngineShard {
   /** Each open index's unindexed gauge: the worker's counts plus the acknowledged writes it has not applied. */
   private readonly backlog = new IndexingBacklog();
   private worker: Worker;
+  /** The channel the current worker posts its messages on (see "A lone client"). */
+  private replies: MessagePort | undefined;
+  /** Replies taken in place so far (repliesTakenInPlace). */
+  private inPlace = 0;
   private readonly pending = new Map<number, Pending>();
   private readonly opened = new Map<string, OpenIndex>();
   private nextReqId = 1;
@@ -79,6 +125,7 @@ export class EngineShard {
   constructor(
     private readonly log: EngineLog,
     private readonly workerData: EngineWorkerData = DEFAULT_WORKER_DATA,
+    private readonly replyWaitMs = REPLY_WAIT_MS,
   ) {
     this.worker = this.spawn();
   }
@@ -168,6 +215,7 @@ export class EngineShard {
     }
     this.stopped = true;
     await this.worker.terminate();
+    this.replies?.close();
   }
 
   /**
@@ -195,18 +243,56 @@ export class EngineShard {
       this.pending.set(reqId, { settle, fail: reject, call });
       // inc/dec, not set: every shard counts into the one gauge.
       engineQueueDepth.inc();
+      lone.inFlight++;
       if (this.down) return;
       if (isReadOp(call.op)) this.readsWaiting.posted();
       this.worker.postMessage(call);
+      if (call.op === 'query') this.posted(reqId);
     });
+  }
+
+  /** After a query is posted: keeps the lone streak and awaits the reply in place when it may (see "A lone client"). */
+  private posted(reqId: number): void {
+    const pending = this.pending.get(reqId);
+    if (!pending || lone.inFlight !== 1) {
+      lone.streak = 0;
+      return;
+    }
+    lone.streak++;
+    const postedAt = performance.now();
+    const settle = pending.settle;
+    pending.settle = (reply) => {
+      lone.lastMs = performance.now() - postedAt;
+      settle(reply);
+    };
+    // Every PROBE_EVERY-th query of a streak goes through the event loop: if other requests
+    // came in meanwhile, their queries are posted while it is pending and end the streak.
+    if (lone.streak < LONE_STREAK || lone.streak % PROBE_EVERY === 0 || !(lone.lastMs < this.replyWaitMs)) return;
+    const worker = this.worker;
+    const replies = this.replies;
+    const until = postedAt + this.replyWaitMs;
+    while (replies && this.pending.has(reqId) && performance.now() < until) {
+      const got = receiveMessageOnPort(replies);
+      if (got) this.onMessage(worker, got.message as EngineMessage);
+    }
+    if (!this.pending.has(reqId)) this.inPlace++;
+  }
+
+  /** Queries whose reply the posting thread took in place (see "A lone client"). */
+  get repliesTakenInPlace(): number {
+    return this.inPlace;
   }
 
   private spawn(): Worker {
     // A fresh counter per worker: one that died may have left reads counted in it.
     this.readsWaiting = new ReadsWaiting();
-    const workerData: EngineWorkerData = { ...this.workerData, readsWaiting: this.readsWaiting.buffer };
-    const worker = new Worker(new URL('./worker/engine-worker.js', import.meta.url), { workerData });
-    worker.on('message', (msg: EngineMessage) => this.onMessage(worker, msg));
+    const { port1, port2 } = new MessageChannel();
+    const workerData: EngineWorkerData = { ...this.workerData, readsWaiting: this.readsWaiting.buffer, replies: port1 };
+    const worker = new Worker(new URL('./worker/engine-worker.js', import.meta.url), { workerData, transferList: [port1] });
+    // The previous worker's channel (a restart) carries nothing more that counts.
+    this.replies?.close();
+    this.replies = port2;
+    port2.on('message', (msg: EngineMessage) => this.onMessage(worker, msg));
     worker.on('error', (err) => this.onDeath(worker, err));
     worker.on('exit', (code) => {
       this.exited.add(worker);
@@ -225,6 +311,7 @@ export class EngineShard {
         if (!pending) return;
         this.pending.delete(msg.reqId);
         engineQueueDepth.dec();
+        lone.inFlight--;
         pending.settle(msg);
         return;
       }
@@ -273,6 +360,7 @@ export class EngineShard {
       if (p.call.op === 'open') continue;
       this.pending.delete(reqId);
       engineQueueDepth.dec();
+      lone.inFlight--;
       p.fail(restarting());
     }
     this.scheduleRestart(delay);

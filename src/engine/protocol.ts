@@ -26,6 +26,11 @@ export interface EngineWorkerData {
    * (worker/read-preemption.ts); absent: slices never end early for a read.
    */
   readsWaiting?: SharedArrayBuffer;
+  /**
+   * The port the worker posts every message on (its end of a channel the main thread can
+   * also read synchronously: engine-shard.ts "A lone client"); absent: parentPort.
+   */
+  replies?: MessagePort;
 }
 
 /** What a worker starts with by default: the main thread's priority, inserts and queries on one thread. */

@@ -61,7 +61,8 @@ import { ReadsWaiting, workInQuanta } from './read-preemption.js';
 
 if (!parentPort) throw new Error('engine-worker must run as a worker thread');
 const port = parentPort;
-const post = (msg: EngineMessage): void => port.postMessage(msg);
+const out: MessagePort = (workerData as Partial<EngineWorkerData> | null)?.replies ?? parentPort;
+const post = (msg: EngineMessage): void => out.postMessage(msg);
 
 // Slice budget: SLICE_MS, as long as the messages handled since the previous slice took,
 // or READ_SHARE_FACTOR times as long as the reads among them took, whichever is longest
