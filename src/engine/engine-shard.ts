@@ -240,21 +240,21 @@ export class EngineShard {
         if (result === undefined) reject(new Error(`engine protocol: a ${msg.op} call was answered as ${reply.op}`));
         else resolve(result);
       };
-      this.pending.set(reqId, { settle, fail: reject, call });
+      const pending: Pending = { settle, fail: reject, call };
+      this.pending.set(reqId, pending);
       // inc/dec, not set: every shard counts into the one gauge.
       engineQueueDepth.inc();
       lone.inFlight++;
       if (this.down) return;
       if (isReadOp(call.op)) this.readsWaiting.posted();
       this.worker.postMessage(call);
-      if (call.op === 'query') this.posted(reqId);
+      if (call.op === 'query') this.posted(reqId, pending);
     });
   }
 
   /** After a query is posted: keeps the lone streak and awaits the reply in place when it may (see "A lone client"). */
-  private posted(reqId: number): void {
-    const pending = this.pending.get(reqId);
-    if (!pending || lone.inFlight !== 1) {
+  private posted(reqId: number, pending: Pending): void {
+    if (lone.inFlight !== 1) {
       lone.streak = 0;
       return;
     }
