@@ -4,7 +4,7 @@
 // routes marked `config: { frees: true }` — are never refused and measure free space
 // afresh, so the disk reserve is released in time for them. Reads (including the POST
 // reads: query, fetch_by_metadata, stats) do neither: they must not spend the reserve.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { DiskSpace } from '../catalog/disk-space.js';
 import { syncHook } from './sync-hook.js';
 
@@ -17,10 +17,22 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * What a request does to stored data, by the rule above: 'grows' (its route declares
+ * `grows`), 'frees' (a DELETE or PATCH, or a route marked `frees`), or undefined (a read).
+ * The data plane's memory release keys on it too (routes/data-plane.ts).
+ */
+export function storageEffect(request: FastifyRequest): 'grows' | 'frees' | undefined {
+  const { grows, frees } = request.routeOptions.config;
+  if (grows !== undefined) return 'grows';
+  if (frees === true || request.method === 'DELETE' || request.method === 'PATCH') return 'frees';
+  return undefined;
+}
+
 export function registerDiskGuard(app: FastifyInstance, disk: DiskSpace): void {
   app.addHook('preHandler', syncHook((request) => {
-    const { grows, frees } = request.routeOptions.config;
+    const { grows } = request.routeOptions.config;
     if (grows !== undefined) disk.requireSpace(grows, request.bodyBytes);
-    else if (frees === true || request.method === 'DELETE' || request.method === 'PATCH') disk.touch();
+    else if (storageEffect(request) === 'frees') disk.touch();
   }));
 }

@@ -1,8 +1,9 @@
-// The HTTP thread gives back the young generation a burst of data-plane traffic grew
-// (quiet-release.ts, wired in routes/data-plane.ts): after a burst of 2 MB upserts its
-// new space has grown past V8's 1 MiB minimum, and QUIET_MS after the last data-plane
-// request it is back to that minimum. /metrics reads this thread's heap and is not a
-// data-plane request, so reading it does not postpone the release.
+// The HTTP thread gives back the young generation a burst of writes grew (quiet-release.ts,
+// wired in routes/data-plane.ts): after a burst of 2 MB upserts its new space has grown
+// past V8's 1 MiB minimum, and QUIET_MS after the last write it is back to that minimum.
+// After reads it keeps what they grew (data-plane.ts says why: the release costs the
+// queries after it). /metrics reads this thread's heap and is not a data-plane request,
+// so reading it neither postpones a release nor grows the new space.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { QUIET_MS } from '../../src/engine/worker/quiet-release.js';
@@ -53,4 +54,30 @@ test("the HTTP thread's young generation shrinks back once data-plane traffic st
   await sleep(QUIET_MS + 2000);
   const settled = await newSpaceBytes();
   assert.ok(settled <= MIB, `the new space went back to ${MIB} bytes once quiet (${settled} bytes)`);
+});
+
+test('reads never release it: the young generation a burst of queries grew stays grown', { timeout: 120_000 }, async () => {
+  const created = await api(server, 'POST', '/indexes', { body: serverlessBody('reads', { dimension: DIM, metric: 'cosine' }) });
+  assert.equal(created.status, 201, created.text);
+  const host: string = created.body.host;
+  const values = (seed: number): number[] => Array.from({ length: DIM }, (_, d) => Math.sin(seed * 7919 + d * 31) * 0.5);
+  const vectors = Array.from({ length: 100 }, (_, i) => ({ id: `r${i}`, values: values(i), metadata: { n: i } }));
+  const upserted = await api(server, 'POST', `${host}/vectors/upsert`, { body: { vectors } });
+  assert.equal(upserted.status, 200, upserted.text);
+  // The upsert is a write: its release comes first.
+  await sleep(QUIET_MS + 2000);
+  assert.ok((await newSpaceBytes()) <= MIB, 'the write was followed by its release');
+  for (let round = 0; round < 150; round++) {
+    const answers = await Promise.all(
+      [0, 1, 2, 3].map((lane) =>
+        api(server, 'POST', `${host}/query`, { body: { vector: values(round * 4 + lane + 0.5), topK: 100, includeValues: true, includeMetadata: true } }),
+      ),
+    );
+    for (const a of answers) assert.equal(a.status, 200, a.text);
+  }
+  const grown = await newSpaceBytes();
+  assert.ok(grown > MIB, `the queries grew the new space (${grown} bytes)`);
+  await sleep(QUIET_MS + 2000);
+  const later = await newSpaceBytes();
+  assert.ok(later > MIB, `the new space stayed grown after the queries stopped (${later} bytes, ${grown} right after them)`);
 });

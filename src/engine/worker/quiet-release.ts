@@ -7,8 +7,8 @@
 //   freed in it for reuse (the request bodies, what indexing freed).
 // So each such thread, QUIET_MS after its last burst of work (the engine worker: its last
 // background slice, which every apply, load and graph insert runs in; the writer: its
-// last write; the HTTP thread: its last data-plane request, whose young generation an
-// ingest's bodies grow to 16 MiB), releases both once (the engine worker first shrinks
+// last write; the HTTP thread: its last data-plane write, whose young generation an
+// ingest's bodies grow to 16 MiB; never after reads, routes/data-plane.ts says why), releases both once (the engine worker first shrinks
 // its growable structures to fit, engine-worker.ts): it tells V8 its heap is under moderate memory pressure
 // (releaseIsolateMemory: an incremental collection that ends by shrinking the heap; the
 // thread keeps answering meanwhile), then runs glibc's malloc_trim on a libuv pool thread
