@@ -1,5 +1,6 @@
 // The engine worker's memory release (src/engine/worker/quiet-release.ts): once per quiet
-// period after work, never during a stream of work, one at a time, never after stop();
+// period after work, never during a stream of work or of activity after it, never for
+// activity alone, one at a time, never after stop();
 // and the native calls it makes hand freed memory back to the operating system.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -32,6 +33,31 @@ describe('QuietRelease', () => {
     await sleep(200);
     assert.equal(releases, 2, 'stop() cancels a pending release');
     assert.deepEqual(errors, []);
+  });
+
+  it('activity alone earns no release, and postpones one that work earned', async () => {
+    let releases = 0;
+    const quiet = new QuietRelease(() => undefined, async () => releases++, 60);
+    // Activity every 15 ms for ~300 ms, with no work before it.
+    for (let i = 0; i < 20; i++) {
+      quiet.noteActivity();
+      await sleep(15);
+    }
+    await sleep(200);
+    assert.equal(releases, 0, 'activity alone never releases');
+    // Work, then activity every 15 ms for ~300 ms: the release waits until both stop.
+    quiet.noteWork();
+    for (let i = 0; i < 20; i++) {
+      await sleep(15);
+      quiet.noteActivity();
+    }
+    assert.equal(releases, 0, 'no release while activity keeps coming after the work');
+    await sleep(200);
+    assert.equal(releases, 1, 'the release once it stops too');
+    quiet.noteActivity();
+    await sleep(200);
+    assert.equal(releases, 1, 'activity after a release earns no other');
+    quiet.stop();
   });
 
   it('runs one release at a time and reports a failed one', async () => {

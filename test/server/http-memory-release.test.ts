@@ -56,18 +56,26 @@ test("the HTTP thread's young generation shrinks back once data-plane traffic st
   assert.ok(settled <= MIB, `the new space went back to ${MIB} bytes once quiet (${settled} bytes)`);
 });
 
-test('reads never release it: the young generation a burst of queries grew stays grown', { timeout: 120_000 }, async () => {
-  const created = await api(server, 'POST', '/indexes', { body: serverlessBody('reads', { dimension: DIM, metric: 'cosine' }) });
+const values = (seed: number): number[] => Array.from({ length: DIM }, (_, d) => Math.sin(seed * 7919 + d * 31) * 0.5);
+
+/** An index holding 100 small records; the upsert is a write, so a release follows it. */
+async function smallIndex(name: string): Promise<string> {
+  const created = await api(server, 'POST', '/indexes', { body: serverlessBody(name, { dimension: DIM, metric: 'cosine' }) });
   assert.equal(created.status, 201, created.text);
   const host: string = created.body.host;
-  const values = (seed: number): number[] => Array.from({ length: DIM }, (_, d) => Math.sin(seed * 7919 + d * 31) * 0.5);
-  const vectors = Array.from({ length: 100 }, (_, i) => ({ id: `r${i}`, values: values(i), metadata: { n: i } }));
+  await upsertSmall(host, 0);
+  return host;
+}
+
+async function upsertSmall(host: string, seed: number): Promise<void> {
+  const vectors = Array.from({ length: 100 }, (_, i) => ({ id: `r${i}`, values: values(seed + i), metadata: { n: i } }));
   const upserted = await api(server, 'POST', `${host}/vectors/upsert`, { body: { vectors } });
   assert.equal(upserted.status, 200, upserted.text);
-  // The upsert is a write: its release comes first.
-  await sleep(QUIET_MS + 2000);
-  assert.ok((await newSpaceBytes()) <= MIB, 'the write was followed by its release');
-  for (let round = 0; round < 150; round++) {
+}
+
+/** Four queries at a time, `rounds` times. */
+async function queryBurst(host: string, rounds: number): Promise<void> {
+  for (let round = 0; round < rounds; round++) {
     const answers = await Promise.all(
       [0, 1, 2, 3].map((lane) =>
         api(server, 'POST', `${host}/query`, { body: { vector: values(round * 4 + lane + 0.5), topK: 100, includeValues: true, includeMetadata: true } }),
@@ -75,9 +83,42 @@ test('reads never release it: the young generation a burst of queries grew stays
     );
     for (const a of answers) assert.equal(a.status, 200, a.text);
   }
+}
+
+test('reads never release it: the young generation a burst of queries grew stays grown', { timeout: 120_000 }, async () => {
+  const host = await smallIndex('reads');
+  await sleep(QUIET_MS + 2000);
+  assert.ok((await newSpaceBytes()) <= MIB, 'the write was followed by its release');
+  await queryBurst(host, 150);
   const grown = await newSpaceBytes();
   assert.ok(grown > MIB, `the queries grew the new space (${grown} bytes)`);
   await sleep(QUIET_MS + 2000);
   const later = await newSpaceBytes();
   assert.ok(later > MIB, `the new space stayed grown after the queries stopped (${later} bytes, ${grown} right after them)`);
+});
+
+test('a write among queries: its release waits until the queries stop too', { timeout: 120_000 }, async () => {
+  const host = await smallIndex('mixed');
+  await queryBurst(host, 150);
+  assert.ok((await newSpaceBytes()) > MIB, 'the queries grew the new space');
+  await upsertSmall(host, 1000); // earns a release
+  // Queries for longer than the quiet period, the new space read every 100 ms meanwhile.
+  const until = Date.now() + QUIET_MS + 1500;
+  const samples: number[] = [];
+  await Promise.all([
+    (async () => {
+      while (Date.now() < until) await queryBurst(host, 1);
+    })(),
+    (async () => {
+      while (Date.now() < until) {
+        samples.push(await newSpaceBytes());
+        await sleep(100);
+      }
+    })(),
+  ]);
+  assert.ok(samples.length > 10, `${samples.length} readings`);
+  assert.ok(Math.min(...samples) > MIB, `no release while queries kept coming (readings ${samples.join(', ')})`);
+  await sleep(QUIET_MS + 2000);
+  const settled = await newSpaceBytes();
+  assert.ok(settled <= MIB, `the release came once the queries stopped too (${settled} bytes)`);
 });

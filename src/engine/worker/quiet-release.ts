@@ -8,7 +8,8 @@
 // So each such thread, QUIET_MS after its last burst of work (the engine worker: its last
 // background slice, which every apply, load and graph insert runs in; the writer: its
 // last write; the HTTP thread: its last data-plane write, whose young generation an
-// ingest's bodies grow to 16 MiB; never after reads, routes/data-plane.ts says why), releases both once (the engine worker first shrinks
+// ingest's bodies grow to 16 MiB, once reads have paused too; reads alone earn no release,
+// routes/data-plane.ts says why), releases both once (the engine worker first shrinks
 // its growable structures to fit, engine-worker.ts): it tells V8 its heap is under moderate memory pressure
 // (releaseIsolateMemory: an incremental collection that ends by shrinking the heap; the
 // thread keeps answering meanwhile), then runs glibc's malloc_trim on a libuv pool thread
@@ -53,6 +54,15 @@ export class QuietRelease {
     this.timer = setTimeout(() => this.fire(), this.quietMs);
     // Never what keeps the thread alive.
     this.timer.unref();
+  }
+
+  /**
+   * Activity that earns no release of its own but must not meet one: a release already
+   * earned waits until the quiet period has passed after this too (the HTTP thread's
+   * reads, routes/data-plane.ts says why).
+   */
+  noteActivity(): void {
+    this.timer?.refresh();
   }
 
   /** Cancels a pending release (the thread is stopping). */

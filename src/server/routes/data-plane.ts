@@ -101,16 +101,19 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
       plane.decorateRequest('index', null);
       // This thread's heap grows with a burst of writes (an ingest's bodies arrive here
       // chunk by chunk) and stays grown while idle, as the worker threads' do: the same
-      // release QUIET_MS after the last write (quiet-release.ts says why). Reads do not
-      // count. The release leaves V8 collecting a shrunk young generation often, its helper
-      // threads busy, until it has grown back: queries after a 15 s pause in query traffic
-      // measured c1 p50 1.03 against 0.84 ms right after other queries, and the next c8 pass
-      // 1,600 against 2,009 QPS, with V8's four helper threads at ~150 µs of CPU a query
-      // against ~5 (50k × 384, medians of six alternated rounds); with no release after
-      // reads, 0.87 against 0.85 ms and 2,149 against 2,187 QPS. A server that answers a
-      // query every few seconds met that state on every one.
+      // release QUIET_MS after the last write (quiet-release.ts says why), and after the
+      // last read too, so it never lands among queries. Reads alone earn none: the young
+      // generation they grow is what the next queries use, and a release leaves V8
+      // collecting a shrunk one often, its helper threads busy, until it has grown back.
+      // Queries after a 15 s pause in query traffic measured c1 p50 1.03 against 0.84 ms
+      // right after other queries, and the next c8 pass 1,600 against 2,009 QPS, with V8's
+      // four helper threads at ~150 µs of CPU a query against ~5 (50k × 384, medians of six
+      // alternated rounds); with no release after reads, 0.87 against 0.85 ms and 2,149
+      // against 2,187 QPS. A server answering a query every few seconds met that state on
+      // every one.
       plane.addHook('onResponse', (request, _reply, done) => {
         if (storageEffect(request) !== undefined) memory.noteWork();
+        else memory.noteActivity();
         done();
       });
       // After authentication (a root hook), before the body is read.
