@@ -5,12 +5,14 @@
 // memory per record, sparse-only latency and agreement with the exact scan, the
 // inverted index's MaxScore against plain accumulation (same run, queries with and
 // without negative weights apart), hybrid recall@10 against exact hybrid scoring for
-// several dense-candidate multiples (sparse/hybrid.ts), and a dense graph query on the same set as the yardstick
+// several dense-candidate multiples (sparse/hybrid.ts), the postings' candidates scored in
+// two stages against all at once, and a dense graph query on the same set as the yardstick
 // (the targets are ratios to it: sparse-only ≤ 1×, hybrid ≤ 2×). The inverted index is
 // timed on both its paths, native (native/sparse-search.cc) and JavaScript.
 import { nativeAddon } from '../src/engine/native-addon.js';
 import { prepareSparse, SparseIndex } from '../src/engine/sparse/sparse-index.js';
 import { VectorSet, type SearchTrace } from '../src/engine/vector-set.js';
+import { HYBRID_CANDIDATE_MULTIPLE } from '../src/engine/sparse/hybrid.js';
 import { generateDense, generateSparse } from './data.js';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -163,4 +165,40 @@ for (const multiple of [undefined, 2, 5, 10, 20]) {
     console.log(`hybrid, dense candidates ${label}, ${limitsLabel}: recall@${k} ${(found / wanted).toFixed(4)}, p50 ${p50(ms).toFixed(3)} ms (${(p50(ms) / denseP50).toFixed(2)}× dense), threshold step ran ${bounded}/${queries}`);
     if (multiple === undefined && thresholdLimits !== undefined) break;
   }
+}
+
+// The postings' candidates in two stages (sparse/hybrid.ts HYBRID_POSTINGS_FIRST) against
+// all scored at once, with the query's sparse weights as generated and ×20 (the sparse part
+// dominating). Each round runs every query once, on one of the three searches in turn
+// (dense alone, two stages, all at once), so no search reruns a query whose records the
+// previous one just brought into the caches: each meets memory as a server's stream of
+// different queries does.
+for (const scale of [1, 20]) {
+  const scaled = sparse.queries.map((s) => (scale === 1 ? s : { indices: s.indices, values: Float32Array.from(s.values, (v) => v * scale) }));
+  const scaledTruth = scaled.map((s, q) => new Set(hybrid.search({ dense: dense.queries.subarray(q * dim, (q + 1) * dim), sparse: s, topK: k, exact: true }).map((h) => h.id)));
+  const firsts = [undefined, HYBRID_CANDIDATE_MULTIPLE];
+  const ms: number[][] = [[], [], []];
+  const found = [0, 0];
+  const second = [0, 0];
+  let wanted = 0;
+  for (const t of scaledTruth) wanted += t.size;
+  for (let round = 0; round < 6; round++) {
+    for (let q = 0; q < queries; q++) {
+      const which = (q + round) % 3;
+      const dq = dense.queries.subarray(q * dim, (q + 1) * dim);
+      const trace: SearchTrace = {};
+      t0 = performance.now();
+      const got = which === 2 ? hybrid.search({ dense: dq, topK: k }) : hybrid.search({ dense: dq, sparse: scaled[q], topK: k, hybridPostingsFirst: firsts[which], trace });
+      ms[which].push(performance.now() - t0);
+      if (which === 2 || round >= 3) continue;
+      found[which] += got.filter((h) => scaledTruth[q].has(h.id)).length;
+      if (trace.hybridAllPostings) second[which]++;
+    }
+  }
+  const d = p50(ms[2]);
+  const line = (which: number, label: string): string =>
+    `${label}: recall@${k} ${(found[which] / wanted).toFixed(4)}, p50 ${p50(ms[which]).toFixed(3)} ms (${(p50(ms[which]) / d).toFixed(2)}× dense)`;
+  console.log(
+    `hybrid postings candidates, sparse weights ×${scale}, queries spread (dense p50 ${d.toFixed(3)} ms): ${line(0, `two stages (second ran on ${second[0]}/${queries})`)}; ${line(1, 'all at once')}`,
+  );
 }

@@ -648,7 +648,8 @@ class Search {
     }
   }
 
-  // candidates(): the n best partial sums over the highest-bound lists covering `coverage`.
+  // candidates(): the n best partial sums over the highest-bound lists covering `coverage`,
+  // best first (equal sums by label), as SparseIndex.candidates() orders them.
   std::vector<uint32_t> Candidates(size_t n, double coverage) {
     Bounds();
     const double total = restFrom_[0];
@@ -661,9 +662,21 @@ class Search {
       count = Gather(t);
       covered += b;
     }
-    if (count <= n) return std::vector<uint32_t>(touched_, touched_ + count);
-    const size_t size = HeapSelect(touched_, nullptr, count, n, [](uint32_t) { return true; });
-    return std::vector<uint32_t>(heapLabels_.begin(), heapLabels_.begin() + size);
+    std::vector<std::pair<double, uint32_t>> best;
+    if (count <= n) {
+      best.reserve(count);
+      for (uint32_t j = 0; j < count; j++) best.emplace_back(acc_[touched_[j]], touched_[j]);
+    } else {
+      const size_t size = HeapSelect(touched_, nullptr, count, n, [](uint32_t) { return true; });
+      best.reserve(size);
+      for (size_t j = 0; j < size; j++) best.emplace_back(heapValues_[j], heapLabels_[j]);
+    }
+    std::sort(best.begin(), best.end(), [](const std::pair<double, uint32_t>& a, const std::pair<double, uint32_t>& b) {
+      return a.first > b.first || (a.first == b.first && a.second < b.second);
+    });
+    std::vector<uint32_t> out(best.size());
+    for (size_t j = 0; j < best.size(); j++) out[j] = best[j].second;
+    return out;
   }
 
   // reaching(): every label scoring ≥ tau (none clearly below); false when over a limit.

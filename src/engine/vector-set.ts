@@ -63,6 +63,8 @@ export interface SearchQuery {
   exact?: boolean;
   /** Hybrid dense candidates (graph, tail) as a multiple of topK (bench measurement; default sparse/hybrid.ts). */
   hybridMultiple?: number;
+  /** Hybrid postings candidates scored in the first stage, as a multiple of topK (bench measurement; default sparse/hybrid.ts). */
+  hybridPostingsFirst?: number;
   /** Hybrid threshold step's limits (bench measurement; defaults sparse/hybrid.ts). */
   hybridThresholdLimits?: { maxPostings: number; maxRecords: number };
   /** Filled in when given: what the planner chose (tests, diagnosis). */
@@ -79,6 +81,8 @@ export interface SearchTrace {
   ef?: number;
   /** Hybrid search ran its threshold step: exact up to the graph's recall (sparse/hybrid.ts). */
   hybridBounded?: boolean;
+  /** Hybrid search scored every postings candidate, not only the first stage's (sparse/hybrid.ts). */
+  hybridAllPostings?: boolean;
 }
 
 /** VectorSet.plan()'s answer: what search() needs after deciding how to search. */
@@ -488,8 +492,11 @@ export class VectorSet {
             this.sparse.reaching(prepared, tau, q.hybridThresholdLimits?.maxPostings ?? HYBRID_THRESHOLD_MAX_POSTINGS, q.hybridThresholdLimits?.maxRecords ?? HYBRID_THRESHOLD_MAX_RECORDS),
           scorer,
           idOf,
-        });
-        if (q.trace) q.trace.hybridBounded = found?.bounded;
+        }, q.hybridPostingsFirst);
+        if (q.trace) {
+          q.trace.hybridBounded = found?.bounded;
+          q.trace.hybridAllPostings = found?.allPostings;
+        }
         if (found) return found.hits.map(toHit);
       } catch (err) {
         this.dropBrokenGraph(err);

@@ -285,8 +285,9 @@ export class SparseIndex {
    * sums over the query's highest-bound lists, taken in bound order until they hold
    * `coverage` of the query's total bound (Σ of the terms' bounds, see pruned()). The
    * lists left out are the long ones of frequent dimensions with small weights: they
-   * add little to any score and most of the cost. The caller rescores exactly, so this
-   * only decides which records are looked at.
+   * add little to any score and most of the cost. Best partial sum first (equal sums by
+   * label): hybrid search scores the first ones before deciding whether it needs the rest.
+   * The caller rescores exactly, so this only decides which records are looked at.
    */
   candidates(q: PreparedSparse, n: number, coverage: number): number[] {
     if (n <= 0 || q.dims.length === 0) return [];
@@ -316,11 +317,17 @@ export class SparseIndex {
     return this.bestPartials(count, n, epoch);
   }
 
-  /** The (at most) n touched labels with the highest partial sums, any order. */
+  /** The (at most) n touched labels with the highest partial sums, best first (equal sums by label). */
   private bestPartials(count: number, n: number, epoch: number): number[] {
-    if (count <= n) return Array.from(this.touched.subarray(0, count));
-    const size = this.heapSelect(this.touched, count, n, epoch, undefined);
-    return Array.from(this.heapLabels.subarray(0, size));
+    let best: number[];
+    if (count <= n) {
+      best = Array.from(this.touched.subarray(0, count));
+    } else {
+      const size = this.heapSelect(this.touched, count, n, epoch, undefined);
+      best = Array.from(this.heapLabels.subarray(0, size));
+    }
+    const acc = this.acc;
+    return best.sort((a, b) => acc[b] - acc[a] || a - b);
   }
 
   /** Term-at-a-time over every query dimension in ascending order: the float64 sums equal dot()'s. */

@@ -14,6 +14,7 @@ import { EngineIndex } from '../../../src/engine/engine-index.js';
 import { VectorSet, type SearchTrace } from '../../../src/engine/vector-set.js';
 import type { SparseValues } from '../../../src/engine/model.js';
 import { Bitmap } from '../../../src/engine/metadata/bitmap.js';
+import { HYBRID_CANDIDATE_MULTIPLE } from '../../../src/engine/sparse/hybrid.js';
 import { nativeAddon, nativeAddonError } from '../../../src/engine/native-addon.js';
 import { prng } from '../../helpers/prng.js';
 
@@ -469,10 +470,17 @@ describe('SparseIndex native and JavaScript paths', () => {
       b.dots(q, labels, 300, nb);
       labels.forEach((label, i) => assert.ok(Object.is(na[i], nb[i]) && Object.is(nb[i], b.dot(label, q)), `q${qi} label ${label}: ${na[i]} vs ${nb[i]}`));
       assert.ok(nb.some((x) => x === x) && nb.some((x) => x !== x), 'both shared and unshared dimensions occur');
+      // The same candidates in the same order, best partial sum first (equal sums by label).
       for (const [n, coverage] of [[5, 0.5], [50, 0.3], [100000, 1]]) {
-        const sortedLabels = (xs: number[]): number[] => xs.sort((x, y) => x - y);
-        assert.deepEqual(sortedLabels(a.candidates(q, n, coverage)), sortedLabels(b.candidates(q, n, coverage)), `q${qi} n=${n} coverage=${coverage}`);
+        assert.deepEqual(a.candidates(q, n, coverage), b.candidates(q, n, coverage), `q${qi} n=${n} coverage=${coverage}`);
       }
+      // Every list read (coverage 1): the partial sums are the exact scores.
+      const byScore = [...live.values()]
+        .map((r) => ({ label: r.label, score: b.dot(r.label, q) }))
+        .filter((r) => r.score === r.score)
+        .sort((x, y) => y.score - x.score || x.label - y.label)
+        .map((r) => r.label);
+      assert.deepEqual(a.candidates(q, 100000, 1), byScore, `q${qi} best first`);
     }
   });
 
@@ -630,6 +638,29 @@ describe('Hybrid search with a graph', () => {
       assert.ok(found / wanted >= 0.98, `scale ${scale}: recall ${found / wanted}`);
       // When the sparse part dominates, the threshold step is affordable and runs.
       if (scale >= 10) assert.ok(bounded >= 30, `scale ${scale}: threshold step ran ${bounded}/40`);
+    }
+  });
+
+  it('scores the postings\' other candidates only when their first ones reach the top k, and then as if all were scored at once', () => {
+    const rand4 = prng(14);
+    // The threshold step off, so the candidates alone decide the answer.
+    const noStep = { maxPostings: 0, maxRecords: 0 };
+    for (const scale of [0.01, 100]) {
+      let second = 0;
+      for (let qi = 0; qi < 40; qi++) {
+        const dense = Float32Array.from({ length: DIM }, () => rand4() * 2 - 1);
+        const raw = zipfSparse(rand4, 4 + Math.floor(rand4() * 8), 0);
+        const sparse = { indices: raw.indices, values: raw.values.map((v) => v * scale) };
+        const trace: SearchTrace = {};
+        const got = set.search({ dense, sparse, topK: 10, trace, hybridThresholdLimits: noStep });
+        if (!trace.hybridAllPostings) continue;
+        second++;
+        const allAtOnce = set.search({ dense, sparse, topK: 10, hybridThresholdLimits: noStep, hybridPostingsFirst: HYBRID_CANDIDATE_MULTIPLE });
+        assert.deepEqual(got, allAtOnce, `scale ${scale} q${qi}`);
+      }
+      // Dense-dominated: the graph's candidates hold the top k. Sparse-dominated: the postings' do.
+      if (scale < 1) assert.equal(second, 0, `scale ${scale}: second stage ran ${second}/40`);
+      else assert.ok(second >= 30, `scale ${scale}: second stage ran ${second}/40`);
     }
   });
 
