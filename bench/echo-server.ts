@@ -9,7 +9,7 @@ import { Client, runLoad, type HttpClient } from './http.js';
 import { summarize, type LatencySummary } from './stats.js';
 
 // Runs in the child: no framework, no parsing, no logging.
-const ECHO_SOURCE = `
+export const ECHO_SOURCE = `
 const http = require('node:http');
 const answer = JSON.stringify({ matches: [], namespace: '', usage: { readUnits: 1 } });
 const server = http.createServer((req, res) => {
