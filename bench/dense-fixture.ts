@@ -5,6 +5,7 @@ import { hnswlib } from './hnswlib-reference.js';
 import type { DenseData } from './data.js';
 import type { Client } from './http.js';
 import { HNSW_EF_CONSTRUCTION, HNSW_M } from './references.js';
+import { summarize } from './stats.js';
 
 /** src/engine/vector-set.ts DEFAULT_GRAPH_OPTIONS.defaultEf */
 export const DEFAULT_EF = 100;
@@ -30,6 +31,27 @@ export function hnswReference(data: DenseData): { search(q: number): void } {
   ref.setEf(DEFAULT_EF);
   const queries = Array.from({ length: data.queryCount }, (_, q) => row(data, data.queries, q));
   return { search: (q) => void ref.searchKnn(queries[q % queries.length], TOP_K) };
+}
+
+/** hnswlib's p50 over `count` searches one at a time (ms). */
+export function hnswP50(ref: { search(q: number): void }, count: number): number {
+  const lat: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t = performance.now();
+    ref.search(i);
+    lat.push(performance.now() - t);
+  }
+  return summarize(lat).p50Ms;
+}
+
+/** Creates a cosine serverless index `name` on the server at `url`, loads every record and waits until all are in a graph; returns its host. */
+export async function loadedIndex(client: Client, url: string, name: string, data: DenseData): Promise<string> {
+  const spec = { serverless: { cloud: 'aws', region: 'us-east-1' } };
+  const created = await client.json('POST', `${url}/indexes`, JSON.stringify({ name, dimension: data.dim, metric: 'cosine', spec }));
+  const host = (created.body as { host: string }).host;
+  await upsertAll(client, host, data);
+  await waitIndexed(client, url, 1);
+  return host;
 }
 
 /** Upserts every record into the index at `host`, in batches under the 2 MB body limit at any dimension. */

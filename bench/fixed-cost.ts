@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { generateDense } from './data.js';
-import { DEFAULT_EF, flag, hnswReference, queryBodies, TOP_K, upsertAll, waitIndexed } from './dense-fixture.js';
+import { DEFAULT_EF, flag, hnswP50, hnswReference, loadedIndex, queryBodies, TOP_K } from './dense-fixture.js';
 import { measureEcho } from './echo-server.js';
 import { Client } from './http.js';
 import { startServer } from './server-process.js';
@@ -42,26 +42,13 @@ const hnswQps = (): number => {
   for (let i = 0; i < queryCount; i++) ref.search(i);
   return queryCount / ((performance.now() - started) / 1000);
 };
-const hnswP50 = (): number => {
-  const lat: number[] = [];
-  for (let i = 0; i < queryCount; i++) {
-    const t = performance.now();
-    ref.search(i);
-    lat.push(performance.now() - t);
-  }
-  return summarize(lat).p50Ms;
-};
 
 const dataDir = mkdtempSync(join(tmpdir(), 'conifer-fixed-cost-'));
 const apiKey = `bench-${randomBytes(12).toString('hex')}`;
 const client = new Client(apiKey, 8);
 const server = await startServer(dataDir, apiKey, 120_000, profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []);
 try {
-  const spec = { serverless: { cloud: 'aws', region: 'us-east-1' } };
-  const created = await client.json('POST', `${server.url}/indexes`, JSON.stringify({ name: 'fixed-cost', dimension: dim, metric: 'cosine', spec }));
-  const host = (created.body as { host: string }).host;
-  await upsertAll(client, host, data);
-  await waitIndexed(client, server.url, 1);
+  const host = await loadedIndex(client, server.url, 'fixed-cost', data);
   const url = `${host}/query`;
   for (let i = 0; i < 200; i++) await client.request('POST', url, bodies[i % bodies.length]); // warm-up
   console.log(`n=${n} dim=${dim} queries/round=${queryCount} topK=${TOP_K} ef=${DEFAULT_EF}`);
@@ -76,7 +63,7 @@ try {
       lat.push(reply.ms);
     }
     const conifer = summarize(lat).p50Ms;
-    const hnsw = hnswP50();
+    const hnsw = hnswP50(ref, queryCount);
     // Concurrency 8: each of 8 loops sends its next query as soon as its last is answered.
     let next = 0;
     const threadsBefore = threadTimes(server.pid);

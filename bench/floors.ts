@@ -34,7 +34,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { generateDense } from './data.js';
-import { flag, hnswReference, queryBodies, upsertAll, waitIndexed } from './dense-fixture.js';
+import { flag, hnswP50, hnswReference, loadedIndex, queryBodies } from './dense-fixture.js';
 import { ECHO_SOURCE, startChildServer } from './echo-server.js';
 import { Client, runLoad } from './http.js';
 import { startServer } from './server-process.js';
@@ -76,15 +76,6 @@ const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[
 const data = generateDense({ n, dim, clusters: 100 }, 500);
 const bodies = queryBodies(data);
 const ref = hnswReference(data);
-const hnswP50 = (): number => {
-  const lat: number[] = [];
-  for (let i = 0; i < queryCount; i++) {
-    const t = performance.now();
-    ref.search(i);
-    lat.push(performance.now() - t);
-  }
-  return summarize(lat).p50Ms;
-};
 
 const dataDir = mkdtempSync(join(tmpdir(), 'conifer-floors-'));
 const apiKey = `bench-${randomBytes(12).toString('hex')}`;
@@ -96,11 +87,7 @@ const children = [
 ];
 const server = await startServer(dataDir, apiKey, 120_000);
 try {
-  const spec = { serverless: { cloud: 'aws', region: 'us-east-1' } };
-  const created = await client.json('POST', `${server.url}/indexes`, JSON.stringify({ name: 'floors', dimension: dim, metric: 'cosine', spec }));
-  const host = (created.body as { host: string }).host;
-  await upsertAll(client, host, data);
-  await waitIndexed(client, server.url, 1);
+  const host = await loadedIndex(client, server.url, 'floors', data);
 
   const rungs: Record<string, string> = {
     echo: `http://127.0.0.1:${children[0].port}/query`,
@@ -123,7 +110,7 @@ try {
     // Alternated order, so a slow phase of a shared machine does not land on one rung only.
     const order = r % 2 ? Object.keys(rungs).reverse() : Object.keys(rungs);
     for (const k of order) p50s[k].push(await c1(rungs[k]));
-    p50s.hnswlib.push(hnswP50());
+    p50s.hnswlib.push(hnswP50(ref, queryCount));
   }
   const m = Object.fromEntries(Object.entries(p50s).map(([k, v]) => [k, median(v)]));
   console.log(`n=${n} dim=${dim} rounds=${rounds} queries/round=${queryCount}; p50 ms per round, median, and over the echo round trip`);
