@@ -96,16 +96,18 @@ try {
     conifer: `${host}/query`,
   };
   const p50s: Record<string, number[]> = Object.fromEntries([...Object.keys(rungs), 'hnswlib'].map((k) => [k, []]));
+  /** One query's latency (ms); anything but a 200 ends the run. */
+  const post = async (url: string, i: number): Promise<number> => {
+    const reply = await client.request('POST', url, bodies[i % bodies.length]);
+    if (reply.status !== 200) throw new Error(`${url} answered ${reply.status}: ${reply.text.slice(0, 300)}`);
+    return reply.ms;
+  };
   const c1 = async (url: string): Promise<number> => {
     const lat: number[] = [];
-    for (let i = 0; i < queryCount; i++) {
-      const reply = await client.request('POST', url, bodies[i % bodies.length]);
-      if (reply.status !== 200) throw new Error(`${url} answered ${reply.status}: ${reply.text.slice(0, 300)}`);
-      lat.push(reply.ms);
-    }
+    for (let i = 0; i < queryCount; i++) lat.push(await post(url, i));
     return summarize(lat).p50Ms;
   };
-  for (const url of Object.values(rungs)) for (let i = 0; i < 200; i++) await client.request('POST', url, bodies[i % bodies.length]); // warm-up
+  for (const url of Object.values(rungs)) for (let i = 0; i < 200; i++) await post(url, i); // warm-up
   for (let r = 0; r < rounds; r++) {
     // Alternated order, so a slow phase of a shared machine does not land on one rung only.
     const order = r % 2 ? Object.keys(rungs).reverse() : Object.keys(rungs);
@@ -122,15 +124,14 @@ try {
   console.log(`left within 1.5 round trips for Conifer's own work per query: ${((1.5 - ladder) * m.echo * 1000).toFixed(0)} µs; it takes ${((m.conifer - m.hnswlib - m['fastify+hop'] + m.echo) * 1000).toFixed(0)} µs`);
 
   // One index at concurrency 4, alone: the cores it keeps busy.
-  const post = async (i: number): Promise<number> => (await client.request('POST', rungs.conifer, bodies[i % bodies.length])).ms;
-  await runLoad(C4, 1000, 60_000, post);
+  const query = (i: number): Promise<number> => post(rungs.conifer, i);
+  await runLoad(C4, 1000, 60_000, query);
   const threadsBefore = threadTimes(server.pid);
   const cpuBefore = process.cpuUsage();
-  const load = await runLoad(C4, c4Queries, 120_000, post);
-  const harnessMs = (() => {
-    const u = process.cpuUsage(cpuBefore);
-    return (u.user + u.system) / 1000;
-  })();
+  const load = await runLoad(C4, c4Queries, 120_000, query);
+  const harness = process.cpuUsage(cpuBefore);
+  const harnessMs = (harness.user + harness.system) / 1000;
+  // Span 0: every thread counts, however little it ran.
   const serverMs = threadDelta(threadsBefore, threadTimes(server.pid), 0).reduce((a, t) => a + t.runMs, 0);
   const cores = availableParallelism();
   const used = (serverMs + harnessMs) / load.wallMs;
