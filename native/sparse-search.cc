@@ -458,20 +458,23 @@ class Search {
     return kept;
   }
 
-  // Terms by bound descending (ties by query order), restFrom_ and slack_ (termBounds()).
-  void Bounds() {
+  // Terms by bound descending, or by bound per entry when `perEntry` (ties by query
+  // order), restFrom_ and slack_ (termBounds(); pruned() says why per entry). Every term
+  // here has entries (parse() keeps no empty list).
+  void Bounds(bool perEntry = false) {
     const size_t m = q_.terms.size();
-    std::vector<double> ub(m);
+    std::vector<double> ub(m), key(m);
     double magnitude = 0;
     for (size_t t = 0; t < m; t++) {
       const Term& term = q_.terms[t];
       const double w = term.weight;
       ub[t] = BoundOf(term);
+      key[t] = perEntry ? ub[t] / term.length : ub[t];
       magnitude += std::fabs(w) * std::max(std::fabs(term.max), std::fabs(term.min));
     }
     order_.resize(m);
     for (size_t t = 0; t < m; t++) order_[t] = uint32_t(t);
-    std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) { return ub[a] > ub[b] || (ub[a] == ub[b] && a < b); });
+    std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) { return key[a] > key[b] || (key[a] == key[b] && a < b); });
     restFrom_.assign(m + 1, 0);
     for (size_t i = m; i-- > 0;) restFrom_[i] = restFrom_[i + 1] + ub[order_[i]];
     slack_ = std::max(kSumSlack * magnitude, 1e-30);
@@ -617,7 +620,7 @@ class Search {
   // pruned(): MaxScore, exact for any query weights (bounds never below 0).
   template <typename Allow>
   void Pruned(Allow allowed, double pairsPerRecord) {
-    Bounds();
+    Bounds(true);
     const size_t m = order_.size();
     const Term* terms = q_.terms.data();
     uint32_t count = 0;

@@ -413,14 +413,15 @@ export class SparseIndex {
   }
 
   /**
-   * The query's terms that have a list, by bound descending (order[i] indexes q.dims),
-   * restFrom[i] the bound of terms order[i..], and the slack for summation order. A
-   * term's bound is the most it can add to a score: w·max of its list when w ≥ 0, w·min
-   * when w < 0, and never below 0.
+   * The query's terms that have a list, by bound descending, or by bound per list entry
+   * when `perEntry` (order[i] indexes q.dims; ties by query order), restFrom[i] the bound
+   * of terms order[i..], and the slack for summation order. A term's bound is the most it
+   * can add to a score: w·max of its list when w ≥ 0, w·min when w < 0, and never below 0.
    */
-  private termBounds(q: PreparedSparse): { order: number[]; restFrom: Float64Array; slack: number } {
+  private termBounds(q: PreparedSparse, perEntry = false): { order: number[]; restFrom: Float64Array; slack: number } {
     const n = q.dims.length;
     const ub = new Float64Array(n);
+    const key = new Float64Array(n);
     const order: number[] = [];
     // The most Σ|qᵢ·dᵢ| can be for any record: scales the slack for summation order.
     let magnitude = 0;
@@ -429,10 +430,11 @@ export class SparseIndex {
       if (!list) continue;
       const w = q.weights[t];
       ub[t] = Math.max(0, w >= 0 ? w * list.max : w * list.min);
+      key[t] = perEntry ? ub[t] / Math.max(1, list.length) : ub[t];
       magnitude += Math.abs(w) * Math.max(Math.abs(list.max), Math.abs(list.min));
       order.push(t);
     }
-    order.sort((a, b) => ub[b] - ub[a] || a - b);
+    order.sort((a, b) => key[b] - key[a] || a - b);
     const m = order.length;
     // Summed from the end (no cancellation error).
     const restFrom = new Float64Array(m + 1);
@@ -443,7 +445,11 @@ export class SparseIndex {
   /**
    * MaxScore, exact for any query weights. Each term's bound is the most it can add to a
    * score: w·max of its list when w ≥ 0, w·min when w < 0, and never below 0. Terms go by
-   * bound descending.
+   * bound per list entry, descending: any terms whose bounds sum below θ can be left out
+   * of step 1, and leaving out those with the most entries per unit of bound reads the
+   * fewest. On the bench's data, with the final θ known in advance, step 1 must read a
+   * median 27k postings in this order against 42k by bound descending (MaxScore as
+   * usually described; bench/sparse-bounds.js).
    * 1. Essential terms: lists are accumulated (partial sums in `acc`, new records joining
    *    `touched`) until the bound of the terms left (`rest`) is below θ, the k-th best
    *    exact score so far. A record none of them holds scores at most `rest`, so it cannot
@@ -462,7 +468,7 @@ export class SparseIndex {
    * values), so they are the last terms and usually never scanned.
    */
   private pruned(q: PreparedSparse, top: TopK, epoch: number, idOf: (label: number) => string, allow?: (label: number) => boolean): void {
-    const { order, restFrom, slack } = this.termBounds(q);
+    const { order, restFrom, slack } = this.termBounds(q, true);
     const m = order.length;
     const n = q.dims.length;
     const listOf = (i: number): PostingList => this.postings.get(q.dims[order[i]]) as PostingList;
