@@ -116,7 +116,8 @@ struct Scratch {
   // One bit per label, set for exactly the survivors while a search narrows them and all
   // clear between searches (SurvivorMarks).
   std::vector<uint64_t> marks;
-  // AddToMarked()'s buffer: the entries of one list that belong to survivors.
+  // AddToMarked()'s buffer: the entries of one list that belong to survivors (as long as
+  // the longest list narrowed so far, 8 bytes an entry).
   std::vector<uint32_t> hitLabels;
   std::vector<float> hitWeights;
 };
@@ -409,8 +410,9 @@ class Search {
   // Two passes, without a branch on the mark: whether an entry's label survives is a coin
   // flip the CPU cannot predict (a fifth of the labels survive the first narrowing on the
   // bench's data), and its mispredictions cost more than copying every entry's label and
-  // weight to a buffer that advances past survivors' entries only. A list holds one live
-  // entry per label, so each sum gets the same adds in the same order.
+  // weight to a buffer that advances past survivors' entries only. (A list with stale
+  // entries still branches there, so that it reads the generations of survivors only.) A
+  // list holds one live entry per label, so each sum gets the same adds in the same order.
   void AddToSurvivors(const Term& t) {
     if (t.stale) AddToMarked<true>(t);
     else AddToMarked<false>(t);
