@@ -269,9 +269,6 @@ export class VectorService {
             : 'one of vector, sparseVector or id is required',
         );
       }
-      if (index.vectorType === 'dense' && !dense) {
-        throw invalid(`vector is required to query dense index ${index.name} (sparseVector may be added for hybrid)`);
-      }
     }
     const { matches, seq } = await this.registry.engine.query(index.id, {
       namespace,

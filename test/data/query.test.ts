@@ -318,6 +318,21 @@ describe('data plane: query', () => {
       assertSameResults(res.body.matches, bruteForce(dense.dotproduct, 'dotproduct', 5, { vector: [1, 0, 0, 0], sparse: { indices: [1], values: [1] } }), 'sparse_vector');
     });
 
+    it('dotproduct dense index: sparseVector alone ranks the records sharing a dimension by sparse dot product', async () => {
+      const queries: Sparse[] = [
+        { indices: [3, 1, 17, 29, 8], values: [0.5, 1.5, -1, 2, 0.25] },
+        { indices: [29, 3], values: [0.3, -2] },
+      ];
+      for (const sv of queries) {
+        const all = await check('dotproduct', hosts.dotproduct, dense.dotproduct, { sparseVector: sv, topK: 10000 }, `sparse-only ${JSON.stringify(sv)}`);
+        const n = all.body.matches.length;
+        assert.ok(n > 0 && n < dense.dotproduct.length, `only the records sharing a dimension: ${n} of ${dense.dotproduct.length}`);
+        await check('dotproduct', hosts.dotproduct, dense.dotproduct, { sparseVector: sv, topK: 3 }, `sparse-only top 3 ${JSON.stringify(sv)}`);
+        // Python sends "vector": [] beside a sparse-only query.
+        await check('dotproduct', hosts.dotproduct, dense.dotproduct, { vector: [], sparseVector: sv, topK: 10000, filter: { year: { $gte: 2000 } } }, `sparse-only filtered`);
+      }
+    });
+
     it('sparse index: sparse dot product, with and without filters', async () => {
       const queries: Sparse[] = [
         { indices: [0, 5, 10, 15, 20, 25], values: [1, 1, 1, 1, 1, 1] },
@@ -478,6 +493,7 @@ describe('data plane: query', () => {
       ['1e39 in the vector', 'euclidean', { vector: [1, 1e39, 0, 0], topK: 5 }, /vector\[1\]/],
       ['sparseVector on cosine', 'cosine', { vector: [1, 0, 0, 0], sparseVector: { indices: [1], values: [1] }, topK: 5 }, /sparseVector.*dotproduct/],
       ['sparseVector on euclidean', 'euclidean', { vector: [1, 0, 0, 0], sparseVector: { indices: [1], values: [1] }, topK: 5 }, /sparseVector.*dotproduct/],
+      ['sparseVector alone on cosine', 'cosine', { sparseVector: { indices: [1], values: [1] }, topK: 5 }, /sparseVector.*dotproduct/],
       ['id with vector', 'cosine', { id: 'r01', vector: [1, 0, 0, 0], topK: 5 }, /\bid\b/],
       ['id with sparseVector', 'dotproduct', { id: 'r01', sparseVector: { indices: [1], values: [1] }, topK: 5 }, /\bid\b/],
       ['no vector, sparseVector or id', 'cosine', { topK: 5 }, /vector|id/],
