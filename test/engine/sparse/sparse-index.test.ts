@@ -484,6 +484,41 @@ describe('SparseIndex native and JavaScript paths', () => {
     }
   });
 
+  it('score the same on both sides of dimension 65,536, where the native table of query dimensions ends', () => {
+    // Every drawn dimension d becomes 65,535 - d (below the edge) or that plus 65,536 (above
+    // it), by position: records hold both kinds, and an above one aliases a below one under
+    // any wrap-around. Queries kept below the edge score through the native table, the
+    // others through the merge.
+    const edge = (s: SparseValues): SparseValues => ({ indices: Uint32Array.from(s.indices, (d, i) => 65_535 - d + (i % 2) * 65_536), values: s.values });
+    const { index: a, live } = randomWrites(41, 2000, edge, { index: new SparseIndex(nativeAddon ?? null) });
+    const { index: b } = randomWrites(41, 2000, edge, { index: new SparseIndex(null) });
+    assert.ok(a.isNative, `addon not loaded: ${nativeAddonError}`);
+    // And one record on the edge itself.
+    const onEdge = { indices: Uint32Array.of(65_535, 65_536), values: Float32Array.of(2, 3) };
+    const label = Math.max(...live.keys()) + 1;
+    for (const x of [a, b]) x.set(label, onEdge);
+    live.set(label, { label, id: 'edge', sparse: onEdge, tag: 0 });
+    const idOf = (l: number): string => live.get(l)!.id;
+    const score = (x: SparseIndex, q: SparseValues): number | undefined => x.search(prepareSparse(q), 100000, idOf).find((h) => h.id === 'edge')?.rank;
+    assert.equal(score(a, { indices: Uint32Array.of(65_535), values: Float32Array.of(1) }), 2);
+    assert.equal(score(a, { indices: Uint32Array.of(65_535, 65_536), values: Float32Array.of(1, 1) }), 5);
+    assert.equal(score(a, { indices: Uint32Array.of(65_536), values: Float32Array.of(1) }), 3);
+    const rand = prng(42);
+    const labels = Uint32Array.from({ length: 400 }, (_, i) => i * 3);
+    for (let qi = 0; qi < 40; qi++) {
+      // Odd queries draw two dimensions or more, so that edge() puts one above.
+      const drawn = zipfSparse(rand, 1 + (qi % 2) + Math.floor(rand() * 12), qi % 4 < 2 ? 0 : 0.3);
+      const q = qi % 2 === 0 ? { indices: Uint32Array.from(drawn.indices, (d) => 65_535 - d), values: drawn.values } : edge(drawn);
+      assert.equal(Math.max(...q.indices) < 65_536, qi % 2 === 0);
+      assert.deepEqual(a.search(prepareSparse(q), 10, idOf).map((h) => ({ id: h.id, score: h.rank })), bruteForce(live.values(), q, 10), `q${qi}`);
+      const [na, nb] = [new Float64Array(labels.length), new Float64Array(labels.length)];
+      a.dots(prepareSparse(q), labels, labels.length, na);
+      b.dots(prepareSparse(q), labels, labels.length, nb);
+      labels.forEach((l, i) => assert.ok(Object.is(na[i], nb[i]), `q${qi} label ${l}: ${na[i]} vs ${nb[i]}`));
+      assert.ok(nb.some((x) => x === x), `q${qi}: some label shares a dimension`);
+    }
+  });
+
   it('the native functions reject bad arguments with a TypeError and an inconsistent index with an Error', () => {
     const addon = nativeAddon;
     assert.ok(addon, `addon not loaded: ${nativeAddonError}`);
