@@ -462,13 +462,24 @@ class Search {
     }
   }
 
-  // Marks the survivors_[0, alive) while the narrowing of pruned() or reaching() reads
-  // further lists, and clears the marks of those still alive when it goes out of scope
-  // (an exception included); Narrow() clears the marks of those it drops.
+  // Keeps the survivors_[0, alive) for which keep(j, label) holds (in order) and marks
+  // them while the narrowing of pruned() or reaching() reads further lists, in one
+  // branch-free pass (which survivors pass is unpredictable); clears the marks of those
+  // still alive when it goes out of scope (an exception included). Narrow() clears the
+  // marks of those it drops.
   class SurvivorMarks {
    public:
-    SurvivorMarks(Search& s, const uint32_t& alive) : s_(s), alive_(alive) {
-      for (uint32_t j = 0; j < alive; j++) s_.marks_[s_.survivors_[j] >> 6] |= uint64_t(1) << (s_.survivors_[j] & 63);
+    template <typename Keep>
+    SurvivorMarks(Search& s, uint32_t& alive, Keep keep) : s_(s), alive_(alive) {
+      uint32_t kept = 0;
+      for (uint32_t j = 0; j < alive; j++) {
+        const uint32_t label = s_.survivors_[j];
+        const bool marked = keep(j, label);
+        s_.survivors_[kept] = label;
+        kept += marked;
+        s_.marks_[label >> 6] |= uint64_t(marked) << (label & 63);
+      }
+      alive = kept;
     }
     ~SurvivorMarks() {
       for (uint32_t j = 0; j < alive_; j++) s_.marks_[s_.survivors_[j] >> 6] &= ~(uint64_t(1) << (s_.survivors_[j] & 63));
@@ -562,54 +573,61 @@ class Search {
     slack_ = std::max(kSumSlack * magnitude, 1e-30);
   }
 
-  // The (at most) k of labels[0, count) with the highest partial sums, not offered yet
-  // and allowed, into heap_ (heapSelect()). The sums are values[j] when given (equal to
-  // the labels' acc), else read from acc.
-  template <typename Allow>
-  size_t HeapSelect(const uint32_t* labels, const double* values, uint32_t count, size_t k, Allow allowed) {
+  // The heap of the best partial sums: a min-heap of at most k (HeapStart(k)), the least
+  // kept at heapValues_[0].
+  void HeapStart(size_t k) {
     heapLabels_.resize(k);
     heapValues_.resize(k);
+  }
+
+  // Keeps (label, v) if it is among the k best seen since HeapStart(k); `size` is the
+  // heap's. Equal sums: the first one seen stays.
+  void HeapKeep(uint32_t label, double v, size_t k, size_t& size) {
     uint32_t* hl = heapLabels_.data();
     double* hv = heapValues_.data();
+    if (size == k && v <= hv[0]) return;
+    if (size < k) {
+      size_t c = size++;
+      while (c > 0) {
+        const size_t p = (c - 1) >> 1;
+        if (hv[p] <= v) break;
+        hv[c] = hv[p];
+        hl[c] = hl[p];
+        c = p;
+      }
+      hv[c] = v;
+      hl[c] = label;
+      return;
+    }
+    size_t c = 0;
+    for (;;) {
+      const size_t l = 2 * c + 1;
+      if (l >= size) break;
+      const size_t r = l + 1;
+      const size_t s = r < size && hv[r] < hv[l] ? r : l;
+      if (hv[s] >= v) break;
+      hv[c] = hv[s];
+      hl[c] = hl[s];
+      c = s;
+    }
+    hv[c] = v;
+    hl[c] = label;
+  }
+
+  // The (at most) k of labels[0, count) with the highest partial sums, not offered yet
+  // and allowed, into the heap (heapSelect()).
+  template <typename Allow>
+  size_t HeapSelect(const uint32_t* labels, uint32_t count, size_t k, Allow allowed) {
+    HeapStart(k);
     size_t size = 0;
     const size_t extent = ix_.extent;
     for (uint32_t j = 0; j < count; j++) {
       const uint32_t label = labels[j];
-      double v;
-      if (values) {
-        v = values[j];
-      } else {
-        if (j + kAhead < count && labels[j + kAhead] < extent) __builtin_prefetch(acc_ + labels[j + kAhead]);
-        v = acc_[label];
-      }
-      if (size == k && v <= hv[0]) continue;
+      if (j + kAhead < count && labels[j + kAhead] < extent) __builtin_prefetch(acc_ + labels[j + kAhead]);
+      const double v = acc_[label];
+      if (size == k && v <= heapValues_[0]) continue;
       if (Offered(label) || !allowed(label)) continue;
-      if (size < k) {
-        size_t c = size++;
-        while (c > 0) {
-          const size_t p = (c - 1) >> 1;
-          if (hv[p] <= v) break;
-          hv[c] = hv[p];
-          hl[c] = hl[p];
-          c = p;
-        }
-        hv[c] = v;
-        hl[c] = label;
-      } else {
-        size_t c = 0;
-        for (;;) {
-          const size_t l = 2 * c + 1;
-          if (l >= size) break;
-          const size_t r = l + 1;
-          const size_t s = r < size && hv[r] < hv[l] ? r : l;
-          if (hv[s] >= v) break;
-          hv[c] = hv[s];
-          hl[c] = hl[s];
-          c = s;
-        }
-        hv[c] = v;
-        hl[c] = label;
-      }
+      HeapKeep(label, v, k, size);
     }
     return size;
   }
@@ -649,7 +667,7 @@ class Search {
   }
 
   // Raises θ while pruned() gathers: scores exactly the k best partial sums not offered
-  // yet (OfferBest). The first estimate reads every touched label's sum; once one has
+  // yet. The first estimate reads every touched label's sum; once one has
   // found k, each later one reads only the labels listed since (List()), which hold all
   // it could pick. Why: the sums are read at random, and reading every touched one at
   // each estimate took 146 of step 1's 407 µs per query at 100k records of the bench's
@@ -666,16 +684,11 @@ class Search {
   template <typename Allow>
   void EstimateTheta(uint32_t count, Allow allowed) {
     const bool tracking = bar_ != INFINITY;
-    const size_t size = tracking ? HeapSelect(listed_, nullptr, listedCount_, k_, allowed) : HeapSelect(touched_, nullptr, count, k_, allowed);
+    const size_t size = tracking ? HeapSelect(listed_, listedCount_, k_, allowed) : HeapSelect(touched_, count, k_, allowed);
     // heapValues_[0] is the least of the k sums picked (HeapSelect's min-heap).
     if (size == k_ && (!tracking || heapValues_[0] > bar_)) bar_ = heapValues_[0];
     ClearListed();
     OfferHeap(size);
-  }
-
-  template <typename Allow>
-  void OfferBest(const uint32_t* labels, const double* values, uint32_t count, Allow allowed) {
-    OfferHeap(HeapSelect(labels, values, count, k_, allowed));
   }
 
   // Scores exactly and offers the `size` labels HeapSelect() left in the heap.
@@ -719,28 +732,29 @@ class Search {
 
     // Survivors under the θ known so far, then the best partial sums among them scored to
     // raise θ (pruned()'s step 1 ends there), then the survivors narrowed by the new θ.
+    // The survivors' pass picks the k best of them on the way (HeapKeep()), which are then
+    // scored exactly.
     uint32_t alive = 0;
     double need = Cutoff() - restFrom_[i];
+    HeapStart(k_);
+    size_t best = 0;
+    double floor = -INFINITY;  // the heap's least sum once it holds k, which a sum must beat
     ForEachTouched([&](uint32_t label) {
       const double a = acc_[label];
       survivors_[alive] = label;
       survivorAcc_[alive] = a;
-      alive += (a >= need) & !Offered(label) & allowed(label);
-    });
-    OfferBest(survivors_, survivorAcc_, alive, [](uint32_t) { return true; });
-    need = Cutoff() - restFrom_[i];
-    {
-      // Branch-free: most fail the sum's test, unpredictably.
-      uint32_t kept = 0;
-      for (uint32_t j = 0; j < alive; j++) {
-        const uint32_t label = survivors_[j];
-        survivors_[kept] = label;
-        kept += (survivorAcc_[j] >= need) & !Offered(label);
+      const bool survives = (a >= need) & !Offered(label) & allowed(label);
+      alive += survives;
+      // One branch, rarely taken once the heap is full (survives alone is a coin flip).
+      if (survives & (a > floor)) {
+        HeapKeep(label, a, k_, best);
+        if (best == k_) floor = heapValues_[0];
       }
-      alive = kept;
-    }
+    });
+    OfferHeap(best);
+    need = Cutoff() - restFrom_[i];
     const double dotCost = pairsPerRecord + double(q_.n);
-    SurvivorMarks marks(*this, alive);
+    SurvivorMarks marks(*this, alive, [&](uint32_t j, uint32_t label) { return (survivorAcc_[j] >= need) & !Offered(label); });
     while (i < m && alive > 0 && double(terms[order_[i]].length) < alive * dotCost) {
       AddToSurvivors(terms[order_[i]]);
       i++;
@@ -775,7 +789,7 @@ class Search {
       best.reserve(count);
       for (uint32_t j = 0; j < count; j++) best.emplace_back(acc_[touched_[j]], touched_[j]);
     } else {
-      const size_t size = HeapSelect(touched_, nullptr, count, n, [](uint32_t) { return true; });
+      const size_t size = HeapSelect(touched_, count, n, [](uint32_t) { return true; });
       best.reserve(size);
       for (size_t j = 0; j < size; j++) best.emplace_back(heapValues_[j], heapLabels_[j]);
     }
@@ -807,7 +821,7 @@ class Search {
       alive += acc_[label] >= need;
     }
     const double dotCost = pairsPerRecord + double(q_.n);
-    SurvivorMarks marks(*this, alive);
+    SurvivorMarks marks(*this, alive, [](uint32_t, uint32_t) { return true; });
     for (; i < m && alive > 0; i++) {
       const Term& t = terms[order_[i]];
       // maxPostings bounds every entry read, these too (then the survivors decide).
