@@ -49,6 +49,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -61,6 +62,8 @@ using arg_checks::number;
 // Same constants as sparse-index.ts (see there for why they suffice).
 constexpr double kSumSlack = 1e-9;
 constexpr double kRelMargin = 3e-7;
+// Twice float's unit roundoff (2^-24): see Bounds().
+constexpr double kFloatRounding = 1.0 / (1 << 23);
 // THETA_REFRESH_GROWTH in sparse-index.ts.
 constexpr size_t kThetaRefreshGrowth = 4;
 
@@ -94,16 +97,25 @@ struct Query {
 
 // A search's per-label state, kept small because adding a postings entry into its
 // label's sum is a random access, most of a search's time: the sums take 8 bytes a label
-// (800 KB at 100k labels, which a core's L2 cache holds) and "touched by this search" and
-// "scored exactly by it" one bit each (12.5 KB, L1). 16-byte slots with per-search epochs
-// did not fit: on this machine 46k random adds cost 123 µs into them and 26 µs into
-// doubles (the mix of one query at 100k records).
+// (800 KB at 100k labels) and "touched by this search" and "scored exactly by it" one bit
+// each (12.5 KB, L1). 16-byte slots with per-search epochs did not fit: on this machine
+// 46k random adds cost 123 µs into them and 26 µs into doubles (the mix of one query at
+// 100k records).
 //
-// Invariant between searches: every acc is 0 and every bit of touchedBits, offeredBits
+// MaxScore keeps its sums in 4 bytes (sums32): they only decide which records are scored
+// exactly, so rounding is allowed for in its slack (Bounds()), and half the bytes is half
+// the cache lines a search brings in: with the caches emptied between queries (as a dense
+// query's graph walk empties them), its p50 at 100k of the bench's records went from 807
+// to 727 and 826 to 750 µs (in process, builds alternated). The other searches need their
+// sums exact (plain() offers them as scores, candidates() orders by them as JavaScript
+// does) and keep doubles (acc).
+//
+// Invariant between searches: every sum is 0 and every bit of touchedBits, offeredBits
 // and marks is clear. A Search restores it for the labels it touched when it ends (its
 // destructor, an exception included), so no search pays for the whole arrays.
 struct Scratch {
   std::vector<double> acc;
+  std::vector<float> sums32;
   std::vector<uint64_t> touchedBits, offeredBits;
   std::vector<uint32_t> touched, survivors, offered;
   // survivors' partial sums, side by side with them while pruned() first narrows them: read
@@ -122,6 +134,17 @@ struct Scratch {
   std::vector<float> hitWeights;
 };
 thread_local Scratch scratch;
+
+template <typename Sum>
+std::vector<Sum>& SumsOf(Scratch& s);
+template <>
+std::vector<double>& SumsOf<double>(Scratch& s) {
+  return s.acc;
+}
+template <>
+std::vector<float>& SumsOf<float>(Scratch& s) {
+  return s.sums32;
+}
 
 // Thrown inside the search when the arrays contradict each other; becomes a JS Error.
 struct Corrupt {};
@@ -281,13 +304,16 @@ inline float entryWeight(const uint32_t* e) {
 }
 
 // The searches below mirror sparse-index.ts method by method; see there for the why.
+// Sum: the type of the per-label sums (see Scratch).
+template <typename Sum>
 class Search {
  public:
   Search(const Query& q, const Index& ix) : q_(q), ix_(ix), dims_(q.dims, q.weights, q.n) {
     Scratch& s = scratch;
-    if (s.acc.size() < ix.extent) {
+    std::vector<Sum>& sums = SumsOf<Sum>(s);
+    if (sums.size() < ix.extent) sums.resize(ix.extent, 0);
+    if (s.touched.size() < ix.extent) {
       const size_t words = (ix.extent + 63) / 64;
-      s.acc.resize(ix.extent, 0.0);
       s.touchedBits.resize(words, 0);
       s.offeredBits.resize(words, 0);
       s.marks.resize(words, 0);
@@ -298,7 +324,7 @@ class Search {
       s.survivorAcc.resize(ix.extent);
     }
     s.offered.clear();
-    acc_ = s.acc.data();
+    acc_ = sums.data();
     touchedBits_ = s.touchedBits.data();
     offeredBits_ = s.offeredBits.data();
     offered_ = &s.offered;
@@ -424,7 +450,7 @@ class Search {
         count += (word & bit) == 0;
         word |= bit;
         const double before = acc_[label];
-        const double after = before + x;
+        const Sum after = Sum(before + x);
         acc_[label] = after;
         if (after > bar_ && before <= bar_) List(label);
       });
@@ -571,6 +597,9 @@ class Search {
     restFrom_.assign(m + 1, 0);
     for (size_t i = m; i-- > 0;) restFrom_[i] = restFrom_[i + 1] + ub[order_[i]];
     slack_ = std::max(kSumSlack * magnitude, 1e-30);
+    // 4-byte sums: each of a label's at most m adds rounds its sum, by at most 2^-24 of it,
+    // and no partial sum exceeds `magnitude` in size; twice that bound for a margin.
+    if (std::is_same<Sum, float>::value) slack_ += double(m) * kFloatRounding * magnitude;
   }
 
   // The heap of the best partial sums: a min-heap of at most k (HeapStart(k)), the least
@@ -704,6 +733,7 @@ class Search {
   // plain(): every list in dimension order; acc then holds the exact sums.
   template <typename Allow>
   void Plain(Allow allowed) {
+    static_assert(std::is_same<Sum, double>::value, "plain() offers the sums as scores: they must be exact");
     uint32_t count = 0;
     for (const Term& t : q_.terms) count = Gather(t);
     for (uint32_t j = 0; j < count; j++) {
@@ -773,6 +803,7 @@ class Search {
   // candidates(): the n best partial sums over the highest-bound lists covering `coverage`,
   // best first (equal sums by label), as SparseIndex.candidates() orders them.
   std::vector<uint32_t> Candidates(size_t n, double coverage) {
+    static_assert(std::is_same<Sum, double>::value, "candidates() orders by the sums as JavaScript does");
     Bounds();
     const double total = restFrom_[0];
     uint32_t count = 0;
@@ -848,7 +879,7 @@ class Search {
   const Query& q_;
   const Index& ix_;
   const QueryDims dims_;
-  double* acc_;
+  Sum* acc_;
   uint64_t* touchedBits_;
   uint64_t* offeredBits_;
   std::vector<uint32_t>* offered_;
@@ -886,17 +917,19 @@ napi_value toArray(napi_env env, const std::vector<uint32_t>& labels) {
 // thread, with its Scratch; throws Corrupt.
 std::vector<uint32_t> TopLabels(const Query& q, const Index& ix, uint32_t k, uint32_t strategy, const uint32_t* allow, size_t allowWords,
                                 double pairsPerRecord) {
-  Search s(q, ix);
-  s.StartTop(k);
   const auto all = [](uint32_t) { return true; };
   const auto some = [allow, allowWords](uint32_t label) { return (label >> 5) < allowWords && ((allow[label >> 5] >> (label & 31)) & 1) != 0; };
   if (strategy == 0) {
+    Search<double> s(q, ix);
+    s.StartTop(k);
     if (allow) s.Plain(some);
     else s.Plain(all);
-  } else {
-    if (allow) s.Pruned(some, pairsPerRecord);
-    else s.Pruned(all, pairsPerRecord);
+    return s.Kept();
   }
+  Search<float> s(q, ix);
+  s.StartTop(k);
+  if (allow) s.Pruned(some, pairsPerRecord);
+  else s.Pruned(all, pairsPerRecord);
   return s.Kept();
 }
 
@@ -1024,7 +1057,7 @@ napi_value SparseCandidates(napi_env env, napi_callback_info info) {
   if (napi_get_value_uint32(env, argv[5], &n) != napi_ok || n == 0) return fail(env, "sparseCandidates: n must be a positive integer");
   if (!number(env, argv[6], &coverage) || coverage < 0 || coverage > 1) return fail(env, "sparseCandidates: coverage must be a number in [0, 1]");
   try {
-    Search s(q, ix);
+    Search<double> s(q, ix);
     return toArray(env, s.Candidates(n, coverage));
   } catch (const Corrupt&) {
     return corrupt(env);
@@ -1044,7 +1077,7 @@ napi_value SparseReaching(napi_env env, napi_callback_info info) {
   if (!number(env, argv[7], &maxRecords) || maxRecords < 0) return fail(env, "sparseReaching: maxRecords must be a number >= 0");
   if (!number(env, argv[8], &pairsPerRecord) || pairsPerRecord < 0) return fail(env, "sparseReaching: pairsPerRecord must be a number >= 0");
   try {
-    Search s(q, ix);
+    Search<double> s(q, ix);
     std::vector<uint32_t> out;
     if (!s.Reaching(tau, maxPostings, maxRecords, pairsPerRecord, &out)) {
       napi_value undefined;

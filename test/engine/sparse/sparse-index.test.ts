@@ -291,6 +291,40 @@ describe('SparseIndex', () => {
     assert.deepEqual(index.livePostings(), fresh.livePostings(), 'compacted');
   });
 
+  it('MaxScore equals brute force when large values cancel (partial sums far above the scores, rounded in the native sums)', () => {
+    // Each record holds three pairs: +b on a dimension of [0, 20) and -b + s on one of
+    // [20, 40), b about 2^20 and s a multiple of 1/8 below 1, so a score is the sum of its
+    // s while its partial sums pass 3·2^20, where a float32 is rounded to a multiple of
+    // 1/4. MaxScore reads the positive lists first (the negative ones bound nothing):
+    // pruning those rounded sums without room for the rounding drops records of the top k.
+    const rand = prng(77);
+    const live: Ref[] = [];
+    for (let label = 0; label < 2000; label++) {
+      const values = new Map<number, number>();
+      while (values.size < 6) {
+        const b = 1_048_576 + Math.floor(rand() * 8000) / 8;
+        const [up, down] = [Math.floor(rand() * 20), 20 + Math.floor(rand() * 20)];
+        if (values.has(up) || values.has(down)) continue;
+        values.set(up, b);
+        values.set(down, -b + Math.floor(rand() * 8) / 8);
+      }
+      live.push({ label, id: `r${label}`, sparse: { indices: Uint32Array.from(values.keys()), values: Float32Array.from(values.values()) }, tag: 0 });
+    }
+    const idOf = (label: number): string => `r${label}`;
+    for (const native of [nativeAddon ?? null, null]) {
+      const index = new SparseIndex(native);
+      for (const r of live) index.set(r.label, sorted(r.sparse));
+      for (let qi = 0; qi < 20; qi++) {
+        // Every dimension at weight 1 but two positive ones, whose records fall far behind.
+        const left = new Set([Math.floor(rand() * 20), Math.floor(rand() * 20)]);
+        const dims = Array.from({ length: 40 }, (_, d) => d).filter((d) => !left.has(d));
+        const q = { indices: Uint32Array.from(dims), values: new Float32Array(dims.length).fill(1) };
+        const got = index.search(prepareSparse(q), 10, idOf).map((h) => ({ id: h.id, score: h.rank }));
+        assert.deepEqual(got, bruteForce(live, q, 10), `q${qi} native=${native !== null}`);
+      }
+    }
+  });
+
   it('after compaction (tightened list bounds) MaxScore still equals brute force', () => {
     const { index, live } = randomWrites(11, 3000);
     index.work(Infinity);
