@@ -105,10 +105,10 @@ struct Query {
 // MaxScore keeps its sums in 4 bytes (sums32): they only decide which records are scored
 // exactly, so rounding is allowed for in its slack (Bounds()), and half the bytes is half
 // the cache lines a search brings in: with the caches emptied between queries (as a dense
-// query's graph walk empties them), its p50 at 100k of the bench's records went from 807
-// to 727 and 826 to 750 µs (in process, builds alternated). The other searches need their
-// sums exact (plain() offers them as scores, candidates() orders by them as JavaScript
-// does) and keep doubles (acc).
+// query's graph walk empties them), its p50 at 100k of the bench's records went from 750
+// to 682 µs (in process, builds alternated; 508 → 502 µs with warm caches). The other
+// searches need their sums exact (plain() offers them as scores, candidates() orders by
+// them as JavaScript does) and keep doubles (acc).
 //
 // Invariant between searches: every sum is 0 and every bit of touchedBits, offeredBits
 // and marks is clear. A Search restores it for the labels it touched when it ends (its
