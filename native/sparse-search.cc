@@ -62,10 +62,11 @@ using arg_checks::number;
 // Same constants as sparse-index.ts (see there for why they suffice).
 constexpr double kSumSlack = 1e-9;
 constexpr double kRelMargin = 3e-7;
-// Twice float's unit roundoff (2^-24): see Bounds().
-constexpr double kFloatRounding = 1.0 / (1 << 23);
 // THETA_REFRESH_GROWTH in sparse-index.ts.
 constexpr size_t kThetaRefreshGrowth = 4;
+// Native only (MaxScore's 4-byte sums, see Scratch and Bounds()): twice float's unit
+// roundoff (2^-24).
+constexpr double kFloatRounding = 1.0 / (1 << 23);
 
 struct Term {
   const uint32_t* entries;
