@@ -40,10 +40,10 @@ const SETTLE_MS = QUIET_MS + 3000;
 /** settle(): the longest it waits for the server's RSS to hold steady after SETTLE_MS. */
 const SETTLE_MAX_MS = 60_000;
 
-/** Unmeasured passes over the sparse-only and hybrid queries before they are measured (warmUp()). */
-const WARM_UP_PASSES = 5;
 /** Unmeasured rounds (a pass at concurrency 8, then one at 1) before the unfiltered dense phases (denseWarmUp()). */
 const DENSE_WARM_UP_ROUNDS = 5;
+/** The fewest unmeasured passes over the sparse-only and hybrid queries before they are measured (warmUp()). */
+const MIN_WARM_UP_PASSES = 5;
 const UPSERT_MAX_BYTES = 2_000_000;
 const UPSERT_MAX_VECTORS = 1000;
 
@@ -465,15 +465,28 @@ async function queryPhase(
 
 /**
  * Unmeasured passes over `bodies` at concurrency 1 before the sparse-only and hybrid
- * phases, so every query table compares warm paths: the dense phases follow the queries
- * run while indexing (1,280 in the last medium run) and 20 more, while on a fresh index
- * the p50 keeps falling for about a thousand queries (JIT tier-up and caches; on a new
- * 100k sparse index, passes of 200 gave p50 3.7, 3.2, 3.0 ms ... 2.2 ms by the tenth).
+ * phases, so every query table compares warm paths: as many queries as the dense phases'
+ * unmeasured rounds run (`warmUpQueries`, 10,000 in a medium run; at least
+ * MIN_WARM_UP_PASSES passes). On a fresh index the p50 keeps falling for thousands of
+ * queries (JIT tier-up and caches): on a new 100k sparse index, passes of 200 gave p50 3.7,
+ * 3.2, 3.0 ms ... 2.2 ms by the tenth; and a server 15 s after a 100k sparse ingest (tmp
+ * script, rounds of 400 queries) went from 1.42 to 0.93-0.96 ms over 4,000 queries, the
+ * engine worker's CPU per query from 816 to ~690 µs and the HTTP thread's scavenges from
+ * 42 to 12 a round, with no full collection among them. Five passes of 200, as until
+ * 2026-11-29, measured the sparse phases on that ramp while the dense ones ran warm.
  * Returns each pass's p50 (the report shows them).
  */
-async function warmUp(client: Client, host: string, bodies: readonly string[], maxMs: number, evaluate: (q: number, matches: Match[]) => Evaluation): Promise<number[]> {
+async function warmUp(
+  client: Client,
+  host: string,
+  bodies: readonly string[],
+  warmUpQueries: number,
+  maxMs: number,
+  evaluate: (q: number, matches: Match[]) => Evaluation,
+): Promise<number[]> {
+  const passes = Math.max(MIN_WARM_UP_PASSES, Math.ceil(warmUpQueries / bodies.length));
   const p50s: number[] = [];
-  for (let pass = 0; pass < WARM_UP_PASSES; pass++) p50s.push((await queryPhase(client, host, bodies, 1, maxMs, evaluate)).latency.p50Ms);
+  for (let pass = 0; pass < passes; pass++) p50s.push((await queryPhase(client, host, bodies, 1, maxMs, evaluate)).latency.p50Ms);
   return p50s;
 }
 
@@ -867,7 +880,9 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       short: m.length < Math.min(k, sparseTruthList[q].ids.length),
       violations: 0,
     });
-    const sparseWarmUp = await warmUp(client, sparseHost, sparseBodies, phaseMs, sparseEvaluate);
+    // As many unmeasured queries as the dense phases' warm-up rounds ran (warmUp()).
+    const denseWarmUpQueries = DENSE_WARM_UP_ROUNDS * 2 * data.queryCount;
+    const sparseWarmUp = await warmUp(client, sparseHost, sparseBodies, denseWarmUpQueries, phaseMs, sparseEvaluate);
     const sparseQuery = await queryPhase(client, sparseHost, sparseBodies, 1, phaseMs, sparseEvaluate);
     const hybridHost = await createIndex(client, server.url, { name: 'bench-hybrid', dimension: data.dim, metric: 'dotproduct' });
     const hybridBatches = upsertBatches(
@@ -888,7 +903,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       short: m.length < Math.min(k, hybridTruthList[q].ids.length),
       violations: 0,
     });
-    const hybridWarmUp = await warmUp(client, hybridHost, hybridBodies, phaseMs, hybridEvaluate);
+    const hybridWarmUp = await warmUp(client, hybridHost, hybridBodies, denseWarmUpQueries, phaseMs, hybridEvaluate);
     const hybridQuery = await queryPhase(client, hybridHost, hybridBodies, 1, phaseMs, hybridEvaluate);
     log(`sparse: ${Math.round(sp.phase.vectorsPerSecond)} vectors/s, RSS +${Math.round(sparseRssPerRecord)} B/record (at rest +${Math.round(sparseRssAtRestPerRecord)}), query p50 ${sparseQuery.latency.p50Ms.toFixed(2)} ms recall ${sparseQuery.recall.toFixed(4)} (warm-up passes: p50 ${sparseWarmUp.map((x) => x.toFixed(2)).join(', ')} ms); hybrid: ${Math.round(hy.phase.vectorsPerSecond)} vectors/s, p50 ${hybridQuery.latency.p50Ms.toFixed(2)} ms recall ${hybridQuery.recall.toFixed(4)} (warm-up passes: p50 ${hybridWarmUp.map((x) => x.toFixed(2)).join(', ')} ms)`);
     const peakRssBytes = memoryOf(server.pid).hwmBytes;

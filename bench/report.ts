@@ -76,13 +76,20 @@ function queryRow(name: string, p: QueryPhase): string[] {
   return [name, String(p.concurrency), String(p.queries) + (p.stoppedEarly ? '*' : ''), f(p.qps, 1), ...latencyCells(p.latency), f(p.recall, 4), String(p.shortAnswers), String(p.filterViolations)];
 }
 
-/** How the sparse-only and hybrid phases were warmed up, with each pass's p50 when recorded. */
+/**
+ * How the sparse-only and hybrid phases were warmed up, with the passes' p50s when recorded:
+ * every pass's up to 10 passes, else the first three, every tenth and the last (the JSON
+ * holds them all).
+ */
 function warmUpText(r: BenchResult): string {
   const sparse = r.sparse.warmUpP50Ms;
   const hybrid = r.hybrid.warmUpP50Ms;
   if (!sparse || !hybrid) return 'one unmeasured pass over their own queries';
-  const p50s = (xs: number[]): string => xs.map((x) => ms(x)).join(', ');
-  return `${sparse.length} unmeasured passes over their own queries (each pass's p50: sparse-only ${p50s(sparse)}; hybrid ${p50s(hybrid)})`;
+  const shown = (n: number): number[] => Array.from({ length: n }, (_, i) => i).filter((i) => n <= 10 || i < 3 || (i + 1) % 10 === 0 || i === n - 1);
+  const p50s = (xs: number[]): string => shown(xs.length).map((i) => (xs.length <= 10 ? ms(xs[i]) : `${i + 1}: ${ms(xs[i])}`)).join(', ');
+  const which = sparse.length <= 10 && hybrid.length <= 10 ? "each pass's p50" : 'p50 by pass';
+  const passes = sparse.length === hybrid.length ? `${sparse.length}` : `${sparse.length} and ${hybrid.length}`;
+  return `${passes} unmeasured passes over their own queries (${which}: sparse-only ${p50s(sparse)}; hybrid ${p50s(hybrid)})`;
 }
 
 /** How the dense phases were warmed up, with each unmeasured round's figures when recorded. */
