@@ -1,7 +1,7 @@
 // Validation of data-plane input (DESIGN.md decisions 4, 8, 11): every bad value is a
 // 400 naming the field and what is allowed; nothing is coerced. Values are converted to
 // their stored form (Float32Array, sorted-free sparse arrays) in the same pass.
-import type { Metadata, MetadataValue, SparseValues, StoredRecord } from '../engine/model.js';
+import { ascendingSparse, type Metadata, type MetadataValue, type SparseValues, type StoredRecord } from '../engine/model.js';
 import { isFinite32 } from '../engine/float32.js';
 import { invalid, show } from '../errors.js';
 import {
@@ -167,15 +167,15 @@ export function sparseValues(v: unknown, field: string): SparseValues | undefine
     outValues[i] = x;
     if (i > 0 && outIndices[i - 1] >= ix) ascending = false;
   }
-  if (!ascending) checkNoDuplicates(outIndices, field);
-  return { indices: outIndices, values: outValues };
+  const out = { indices: outIndices, values: outValues };
+  return ascending ? out : sortedWithoutDuplicates(out, field);
 }
 
 /**
  * The same rules for sparse values that are already typed (the native body parse's, each
  * record's own arrays: json-body.ts): an index of a Uint32Array is an integer in range
  * already, so only the values' finiteness and the duplicates are checked, and the arrays
- * are kept, not copied.
+ * are kept, not copied, when their indices already ascend.
  */
 function checkedSparse32(indices: Uint32Array, values: Float32Array, field: string): SparseValues {
   let ascending = true;
@@ -183,16 +183,20 @@ function checkedSparse32(indices: Uint32Array, values: Float32Array, field: stri
     if (!Number.isFinite(values[i])) throw invalid(`${field}.values[${i}] must be a number that is finite as float32, got ${show(values[i])}`);
     if (i > 0 && indices[i - 1] >= indices[i]) ascending = false;
   }
-  if (!ascending) checkNoDuplicates(indices, field);
-  return { indices, values };
+  return ascending ? { indices, values } : sortedWithoutDuplicates({ indices, values }, field);
 }
 
-/** Duplicates: strictly ascending input (what clients send) has none; otherwise a native sort of a copy finds them (a Set per record cost more than the rest of the check). */
-function checkNoDuplicates(indices: Uint32Array, field: string): void {
-  const sorted = indices.slice().sort();
-  for (let i = 1; i < sorted.length; i++) {
-    if (sorted[i] === sorted[i - 1]) throw invalid(`${field}.indices has the duplicate index ${sorted[i]}`);
+/**
+ * Pairs not in strictly ascending index order, sorted (ascendingSparse: so fetch returns
+ * them in the order query does), refused if an index repeats. Strictly ascending input
+ * (what clients send) has no duplicates and skips this.
+ */
+function sortedWithoutDuplicates(s: SparseValues, field: string): SparseValues {
+  const sorted = ascendingSparse(s);
+  for (let i = 1; i < sorted.indices.length; i++) {
+    if (sorted.indices[i] === sorted.indices[i - 1]) throw invalid(`${field}.indices has the duplicate index ${sorted.indices[i]}`);
   }
+  return sorted;
 }
 
 /** Accepts `sparseValues` and, as Python-style callers spell it, `sparse_values`. */

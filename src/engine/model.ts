@@ -23,6 +23,32 @@ export interface SparseValues {
   values: Float32Array;
 }
 
+/**
+ * The pairs in ascending index order: `s` itself when they already are (what clients
+ * send), else a sorted copy. Sparse values are kept, searched and returned in this order
+ * (vector-input.ts sorts what a write brings, so fetch and query print the same order;
+ * reads sort what stores written before that hold). Equal indices keep their order.
+ */
+export function ascendingSparse(s: SparseValues): SparseValues {
+  const { indices, values } = s;
+  const n = indices.length;
+  let ascending = true;
+  for (let i = 1; i < n && ascending; i++) ascending = indices[i - 1] <= indices[i];
+  if (ascending) return s;
+  // One numeric sort of (index, position) keys packed in a float64: exact while
+  // index · n + position < 2^53, i.e. for up to 2^21 pairs (a record holds at most 2,048).
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) keys[i] = indices[i] * n + i;
+  keys.sort();
+  const out = { indices: new Uint32Array(n), values: new Float32Array(n) };
+  for (let j = 0; j < n; j++) {
+    const i = keys[j] % n;
+    out.indices[j] = indices[i];
+    out.values[j] = values[i];
+  }
+  return out;
+}
+
 /** A record as the store keeps it; absent fields are absent, never null. */
 export interface StoredRecord {
   id: string;

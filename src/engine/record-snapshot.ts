@@ -5,7 +5,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { RECORD_STORE_FILE } from './store/record-store.js';
-import type { StoredRecord } from './model.js';
+import { ascendingSparse, type StoredRecord } from './model.js';
 import { decodeFloat32, decodeMetadata, decodeUint32 } from './store/record-codec.js';
 
 const CHUNK_ROWS = 1000;
@@ -65,7 +65,7 @@ export class RecordSnapshot {
           const record: StoredRecord = { id: row.id };
           if (row.dense) record.values = decodeFloat32(row.dense);
           if (row.sparse_indices && row.sparse_values) {
-            record.sparse = { indices: decodeUint32(row.sparse_indices), values: decodeFloat32(row.sparse_values) };
+            record.sparse = ascendingSparse({ indices: decodeUint32(row.sparse_indices), values: decodeFloat32(row.sparse_values) });
           }
           const metadata = decodeMetadata(row.metadata);
           if (metadata) record.metadata = metadata;

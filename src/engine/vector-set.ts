@@ -35,7 +35,7 @@
 import type { FilterNode } from './filter.js';
 import { GraphError, HnswGraph, type InsertSource } from './graph/hnsw-graph.js';
 import type { NamespaceToWrite } from './snapshot/snapshot-files.js';
-import type { Metric, SparseValues, StoredRecord } from './model.js';
+import { ascendingSparse, type Metric, type SparseValues, type StoredRecord } from './model.js';
 import { Bitmap } from './metadata/bitmap.js';
 import { METADATA_IN_STORE, MetadataColumns } from './metadata/metadata-columns.js';
 import { choosePlan, filteredWalkEf, type Plan } from './planner/plan.js';
@@ -244,7 +244,7 @@ export class VectorSet {
       this.labels.assignAt(record.id, label);
       this.seqs[label] = seq;
       this.arena.set(label, record.values);
-      this.sparse.set(label, record.sparse && sortSparse(record.sparse));
+      this.sparse.set(label, record.sparse && ascendingSparse(record.sparse));
       this.columns.set(label, record.metadata);
       return;
     }
@@ -255,7 +255,7 @@ export class VectorSet {
     }
     this.seqs[label] = seq;
     if (vectorChanged) this.arena.set(label, record.values);
-    this.sparse.set(label, record.sparse && sortSparse(record.sparse));
+    this.sparse.set(label, record.sparse && ascendingSparse(record.sparse));
     this.columns.set(label, record.metadata);
     if (vectorChanged) this.graphs((g) => {
       g.invalidate(label);
@@ -798,14 +798,3 @@ function bitsOf(bits: Bitmap): number[] {
 
 const toHit = (h: ScoredHit): Hit => ({ slot: h.label, id: h.id, score: h.score });
 const sparseHit = (h: SparseHit): Hit => ({ slot: h.label, id: h.id, score: h.rank });
-
-function sortSparse(s: SparseValues): SparseValues {
-  let sorted = true;
-  for (let i = 1; i < s.indices.length; i++) if (s.indices[i - 1] > s.indices[i]) sorted = false;
-  if (sorted) return s;
-  const order = Array.from(s.indices.keys()).sort((a, b) => s.indices[a] - s.indices[b]);
-  return {
-    indices: Uint32Array.from(order, (i) => s.indices[i]),
-    values: Float32Array.from(order, (i) => s.values[i]),
-  };
-}

@@ -462,6 +462,15 @@ describe('data plane: query', () => {
       assert.deepEqual(pairs(sres.body.matches[0].sparseValues), pairs(sparseRecs[0].sparse!));
     });
 
+    it('query and fetch print sparse values sent out of index order alike: ascending, pairs kept', async () => {
+      await upsert(server, sparseHost, [{ id: 'unsorted', sparseValues: { indices: [30, 10, 20], values: [3, 1, 2] } }], 'order');
+      const res = await query(sparseHost, { id: 'unsorted', topK: 1, includeValues: true, namespace: 'order' });
+      assert.deepEqual(res.body.matches[0].sparseValues, { indices: [10, 20, 30], values: [1, 2, 3] });
+      const fetched = await dp(server, sparseHost, 'GET', '/vectors/fetch?ids=unsorted&namespace=order');
+      assert.equal(fetched.status, 200, fetched.text);
+      assert.deepEqual(fetched.body.vectors.unsorted.sparseValues, res.body.matches[0].sparseValues);
+    });
+
     it('an empty or unknown namespace is 200 with no matches', async () => {
       for (const namespace of ['nobody-here', 'another']) {
         const res = await query(hosts.cosine, { vector: [1, 0, 0, 0], topK: 5, namespace });

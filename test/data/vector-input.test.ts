@@ -34,6 +34,9 @@ describe('sparseValues', () => {
       const typed = outcome({ indices: Uint32Array.from(indices), values: Float32Array.from(values) });
       assert.deepEqual(typed, plain, JSON.stringify([indices, values]));
     }
+    // Pairs out of index order come back sorted, each index with its own value.
+    assert.deepEqual(outcome({ indices: [9, 1, 5], values: [0.5, -1, 2] }), { indices: [1, 5, 9], values: [-1, 2, 0.5] });
+    assert.deepEqual(outcome({ indices: Uint32Array.of(9, 1, 5), values: Float32Array.of(0.5, -1, 2) }), { indices: [1, 5, 9], values: [-1, 2, 0.5] });
     // The refusals above really are refusals.
     assert.match(String(outcome({ indices: Uint32Array.of(4, 1, 4), values: Float32Array.of(1, 2, 3) })), /vectors\[3\]\.sparseValues\.indices has the duplicate index 4/);
     assert.match(String(outcome({ indices: Uint32Array.of(1, 2, 3), values: Float32Array.of(1, Number.NaN, 2) })), /vectors\[3\]\.sparseValues\.values\[1\] must be a number that is finite as float32, got NaN/);

@@ -3,7 +3,7 @@
 // (schema.ts aside); writes.ts, reads.ts, change-log.ts and maintenance.ts call these.
 
 import type Database from 'better-sqlite3';
-import type { StoredRecord } from '../model.js';
+import { ascendingSparse, type StoredRecord } from '../model.js';
 import type { ImportProgressRow } from './import-progress.js';
 import { decodeFloat32, decodeMetadata, decodeUint32, encode32, encodeMetadata } from './record-codec.js';
 
@@ -185,7 +185,7 @@ export function toRecord(row: RecordRow): StoredRecord {
     sparse:
       row.sparse_indices === null || row.sparse_values === null
         ? undefined
-        : { indices: decodeUint32(row.sparse_indices), values: decodeFloat32(row.sparse_values) },
+        : ascendingSparse({ indices: decodeUint32(row.sparse_indices), values: decodeFloat32(row.sparse_values) }),
     metadata: decodeMetadata(row.metadata),
   });
 }

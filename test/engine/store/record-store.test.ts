@@ -243,6 +243,14 @@ test('upsert stores dense, sparse and metadata exactly, and get returns them', (
   assert.equal(store.get('other', 'full'), null);
 });
 
+test('sparse values stored out of index order (by a version before validation sorted them) read back ascending, pairs kept', () => {
+  const store = openStore();
+  // Validation now sorts what a write brings (vector-input.ts); a store written earlier
+  // may hold the order a client sent. Written here straight to the store, as then.
+  store.upsert('ns', [{ id: 'old', sparse: { indices: Uint32Array.from([30, 10, 4294967295, 20]), values: Float32Array.from([3, 1, 4, 2]) } }]);
+  assert.deepEqual(plain(store.get('ns', 'old')), { id: 'old', sparse: { indices: [10, 20, 30, 4294967295], values: [1, 2, 3, 4] } });
+});
+
 test('upsert accepts typed arrays that are views into a larger buffer', () => {
   const store = openStore();
   const backing = new Float32Array([9, 9, 1, 2, 3, 9]);
