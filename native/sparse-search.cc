@@ -298,6 +298,14 @@ bool parse(napi_env env, napi_value* argv, Query* q, Index* ix) {
   return parseState(env, argv[4], ix);
 }
 
+// The float32 a score ranks by, as scoreFloat32() (engine/float32.ts) rounds it: a score
+// beyond float32's range becomes the largest float32 of its sign (clamped before the
+// conversion, which is undefined for doubles out of float's range). Not for NaN.
+inline double Rank32(double score) {
+  constexpr double kMax = 3.4028234663852886e38;  // FLT_MAX
+  return double(float(std::min(std::max(score, -kMax), kMax)));
+}
+
 inline float entryWeight(const uint32_t* e) {
   float w;
   std::memcpy(&w, e, sizeof w);
@@ -674,7 +682,7 @@ class Search {
   double Cutoff() const { return Full() ? Theta() - kRelMargin * std::fabs(Theta()) - slack_ : -INFINITY; }
   void Offer(uint32_t label, double score) {
     if (std::isnan(score)) return;
-    const double rank = double(float(score));
+    const double rank = Rank32(score);
     if (!Full()) {
       top_.push_back(rank);
       std::push_heap(top_.begin(), top_.end(), std::greater<double>());

@@ -13,6 +13,23 @@ export function isFinite32(x: number): boolean {
   return Number.isFinite(Math.fround(x));
 }
 
+/** The largest finite float32, (2 − 2^-23) · 2^127. */
+export const FLOAT32_MAX = 3.4028234663852886e38;
+
+/**
+ * A score (a float64 sum, finite for any float32 inputs) rounded to the float32 that
+ * ranks and is printed. A sum beyond float32's range (values near its limit multiplied
+ * together) becomes the largest float32 of its sign, not an infinity: JSON has no
+ * infinity, so it printed as null, which the official clients refuse as a score. Such
+ * scores then tie, and ties are ordered by id (DESIGN.md decision 7). NaN stays NaN.
+ */
+export function scoreFloat32(x: number): number {
+  const f = Math.fround(x);
+  if (f === Infinity) return FLOAT32_MAX;
+  if (f === -Infinity) return -FLOAT32_MAX;
+  return f;
+}
+
 /**
  * The shortest decimal (as a JS number) that rounds back to the same float32 as x.
  * Nine significant digits always identify a float32, so the search always ends;

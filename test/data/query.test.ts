@@ -471,6 +471,33 @@ describe('data plane: query', () => {
       assert.deepEqual(fetched.body.vectors.unsorted.sparseValues, res.body.matches[0].sparseValues);
     });
 
+    it('scores beyond float32 range print as the largest float32 of their sign (never null), ties by id', async () => {
+      const ns = 'huge';
+      const big = 3.4e38;
+      await upsert(
+        server,
+        sparseHost,
+        [
+          { id: 'b2', sparseValues: { indices: [1], values: [big] } },
+          { id: 'b1', sparseValues: { indices: [1, 2, 3], values: [big, big, big] } },
+          { id: 'one', sparseValues: { indices: [1], values: [1] } },
+        ],
+        ns,
+      );
+      const scores = (res: { body: { matches: { id: string; score: number }[] } }) => res.body.matches.map((m) => [m.id, m.score]);
+      let res = await query(sparseHost, { topK: 3, namespace: ns, sparseVector: { indices: [1, 2, 3], values: [big, big, big] } });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(scores(res), [['b1', 3.4028235e38], ['b2', 3.4028235e38], ['one', big]]);
+      res = await query(sparseHost, { topK: 3, namespace: ns, sparseVector: { indices: [1, 2, 3], values: [-big, big, -big] } });
+      assert.deepEqual(scores(res), [['one', -big], ['b1', -3.4028235e38], ['b2', -3.4028235e38]]);
+      await upsert(server, hosts.dotproduct, [{ id: 'd1', values: [big, big, big, big] }, { id: 'd2', values: [1, 0, 0, 0] }], ns);
+      res = await query(hosts.dotproduct, { topK: 2, namespace: ns, vector: [big, big, big, big] });
+      assert.deepEqual(scores(res), [['d1', 3.4028235e38], ['d2', big]]);
+      await upsert(server, hosts.euclidean, [{ id: 'far', values: [big, big, big, big] }, { id: 'near', values: [-big, -big, -big, -big] }], ns);
+      res = await query(hosts.euclidean, { topK: 2, namespace: ns, vector: [-big, -big, -big, -big] });
+      assert.deepEqual(scores(res), [['near', 0], ['far', 3.4028235e38]]);
+    });
+
     it('an empty or unknown namespace is 200 with no matches', async () => {
       for (const namespace of ['nobody-here', 'another']) {
         const res = await query(hosts.cosine, { vector: [1, 0, 0, 0], topK: 5, namespace });

@@ -21,6 +21,7 @@ import { TopK } from '../vectors/top-k.js';
 import { Postings, type PostingList } from './postings.js';
 import { grown } from '../typed-arrays.js';
 import { SparseStore } from './sparse-store.js';
+import { scoreFloat32 } from '../float32.js';
 
 /** A query's sparse vector, sorted by dimension, one weight per dimension. */
 export interface PreparedSparse {
@@ -244,7 +245,7 @@ export class SparseIndex {
   private ranked(labels: Uint32Array, q: PreparedSparse, topK: number, idOf: (label: number) => string): SparseHit[] {
     const top = new TopK(topK);
     for (const label of labels) {
-      const rank = Math.fround(this.store.dot(label, q.dims, q.weights));
+      const rank = scoreFloat32(this.store.dot(label, q.dims, q.weights));
       if (top.admits(rank)) top.offer(label, idOf(label), rank);
     }
     return top.sorted().map((r) => ({ label: r.slot, id: r.id, rank: r.rank }));
@@ -342,7 +343,7 @@ export class SparseIndex {
     for (let i = 0; i < count; i++) {
       const label = touched[i];
       if (allow && !allow(label)) continue;
-      const rank = Math.fround(acc[label]);
+      const rank = scoreFloat32(acc[label]);
       if (top.admits(rank)) top.offer(label, idOf(label), rank);
     }
   }
@@ -521,7 +522,7 @@ export class SparseIndex {
     for (let j = 0; j < alive; j++) {
       const label = survivors[j];
       if (acc[label] + rest < cutoff(top, slack)) continue;
-      const rank = Math.fround(this.store.dot(label, q.dims, q.weights));
+      const rank = scoreFloat32(this.store.dot(label, q.dims, q.weights));
       if (top.admits(rank)) top.offer(label, idOf(label), rank);
     }
   }
@@ -574,7 +575,7 @@ export class SparseIndex {
     for (let j = 0; j < size; j++) {
       const label = hl[j];
       offered[label] = epoch;
-      const rank = Math.fround(this.store.dot(label, q.dims, q.weights));
+      const rank = scoreFloat32(this.store.dot(label, q.dims, q.weights));
       if (top.admits(rank)) top.offer(label, idOf(label), rank);
     }
   }

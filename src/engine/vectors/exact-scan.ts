@@ -6,6 +6,7 @@ import type { Metric } from '../model.js';
 import { CHUNK_SHIFT, type VectorArena } from './arena.js';
 import { type GraphRows, nativeAddon, type ScanSourceArgs } from '../native-addon.js';
 import { TopK } from './top-k.js';
+import { scoreFloat32 } from '../float32.js';
 import { grown } from '../typed-arrays.js';
 
 export interface ScoreQuery {
@@ -121,7 +122,7 @@ export class Scorer {
       if (s === s) score += s;
       else if (!this.q.dense) return NaN;
     }
-    return Math.fround(this.euclidean ? -score : score);
+    return scoreFloat32(this.euclidean ? -score : score);
   }
 
   /** Whether prefilter() can apply: the addon is loaded and the query is dense only. */

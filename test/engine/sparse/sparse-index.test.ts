@@ -13,6 +13,7 @@ import { Postings } from '../../../src/engine/sparse/postings.js';
 import { EngineIndex } from '../../../src/engine/engine-index.js';
 import { VectorSet, type SearchTrace } from '../../../src/engine/vector-set.js';
 import type { SparseValues } from '../../../src/engine/model.js';
+import { FLOAT32_MAX } from '../../../src/engine/float32.js';
 import { Bitmap } from '../../../src/engine/metadata/bitmap.js';
 import { HYBRID_CANDIDATE_MULTIPLE } from '../../../src/engine/sparse/hybrid.js';
 import { nativeAddon, nativeAddonError } from '../../../src/engine/native-addon.js';
@@ -475,6 +476,32 @@ describe('SparseIndex reaching (hybrid search: every record whose sparse score r
       assert.deepEqual(index.reaching(q, 1.05, 105, 5)?.sort((x, y) => x - y), [0, 1, 2, 3, 4], `native=${native !== null}`);
       assert.equal(index.reaching(q, 1.05, 104, 5), undefined, `native=${native !== null}: 10 survivors, narrowing over budget`);
       assert.deepEqual(index.reaching(q, 1.05, 104, 10)?.sort((x, y) => x - y), [0, 1, 2, 3, 4], `native=${native !== null}: the survivors scored exactly`);
+    }
+  });
+});
+
+describe('SparseIndex scores beyond float32 range', () => {
+  it('rank as the largest float32 of their sign and tie by id, natively and in JavaScript, pruned and plain', () => {
+    const big = Math.fround(3.4e38);
+    const ids = ['b', 'a', 'c', 'd'];
+    const records = [
+      { indices: Uint32Array.of(1), values: Float32Array.of(big) },
+      { indices: Uint32Array.of(1, 2), values: Float32Array.of(big, big) },
+      { indices: Uint32Array.of(1), values: Float32Array.of(1) },
+      { indices: Uint32Array.of(2), values: Float32Array.of(-big) },
+    ];
+    const q = prepareSparse({ indices: Uint32Array.of(1, 2), values: Float32Array.of(big, big) });
+    for (const native of [nativeAddon ?? null, null]) {
+      const index = new SparseIndex(native);
+      records.forEach((r, label) => index.set(label, r));
+      for (const strategy of ['maxscore', 'plain'] as const) {
+        const hits = index.search(q, 4, (l) => ids[l], undefined, strategy);
+        const what = `${native ? 'native' : 'JavaScript'} ${strategy}`;
+        assert.deepEqual(hits.map((h) => h.id), ['a', 'b', 'c', 'd'], what);
+        assert.deepEqual(hits.map((h) => h.rank), [FLOAT32_MAX, FLOAT32_MAX, big, -FLOAT32_MAX], what);
+        // Only the two tied at the top: the tie at the k-th score is broken by id.
+        assert.deepEqual(index.search(q, 1, (l) => ids[l], undefined, strategy).map((h) => h.id), ['a'], what);
+      }
     }
   });
 });
