@@ -39,7 +39,7 @@ import { ascendingSparse, type Metric, type SparseValues, type StoredRecord } fr
 import { Bitmap } from './metadata/bitmap.js';
 import { METADATA_IN_STORE, MetadataColumns } from './metadata/metadata-columns.js';
 import { choosePlan, filteredWalkEf, type Plan } from './planner/plan.js';
-import { HYBRID_POSTINGS_COVERAGE, HYBRID_THRESHOLD_MAX_POSTINGS, HYBRID_THRESHOLD_MAX_RECORDS, hybridSearch } from './sparse/hybrid.js';
+import { exactScanCost, HYBRID_EXACT_FALLBACK_COST, HYBRID_POSTINGS_COVERAGE, maxDenseCandidates, HYBRID_THRESHOLD_MAX_POSTINGS, HYBRID_THRESHOLD_MAX_RECORDS, hybridSearch } from './sparse/hybrid.js';
 import { type PreparedSparse, prepareSparse, SparseIndex, type SparseHit } from './sparse/sparse-index.js';
 import { RELEASED, VectorArena } from './vectors/arena.js';
 import { bestOf, bestOfLabels, Scorer, type ScoredHit, type VectorSource } from './vectors/exact-scan.js';
@@ -67,6 +67,10 @@ export interface SearchQuery {
   hybridPostingsFirst?: number;
   /** Hybrid threshold step's limits (bench measurement; defaults sparse/hybrid.ts). */
   hybridThresholdLimits?: { maxPostings: number; maxRecords: number };
+  /** The most dense candidates hybrid search's step 3 may ask for (tests, bench; default sparse/hybrid.ts maxDenseCandidates()). */
+  hybridMaxDense?: number;
+  /** Hybrid search's exact-scan budget when its threshold step did not run (tests, bench; default sparse/hybrid.ts). */
+  hybridExactFallbackCost?: number;
   /** Filled in when given: what the planner chose (tests, diagnosis). */
   trace?: SearchTrace;
 }
@@ -83,6 +87,10 @@ export interface SearchTrace {
   hybridBounded?: boolean;
   /** Hybrid search scored every postings candidate, not only the first stage's (sparse/hybrid.ts). */
   hybridAllPostings?: boolean;
+  /** How many dense candidates hybrid search asked the graph for in the end (sparse/hybrid.ts step 3). */
+  hybridDenseCandidates?: number;
+  /** Hybrid search's threshold step did not run and an exact scan replaced its answer (sparse/hybrid.ts HYBRID_EXACT_FALLBACK_COST). */
+  hybridExactInstead?: boolean;
 }
 
 /** VectorSet.plan()'s answer: what search() needs after deciding how to search. */
@@ -492,12 +500,19 @@ export class VectorSet {
             this.sparse.reaching(prepared, tau, q.hybridThresholdLimits?.maxPostings ?? HYBRID_THRESHOLD_MAX_POSTINGS, q.hybridThresholdLimits?.maxRecords ?? HYBRID_THRESHOLD_MAX_RECORDS),
           scorer,
           idOf,
-        }, q.hybridPostingsFirst);
+        }, q.hybridPostingsFirst, q.hybridMaxDense ?? maxDenseCandidates(this.dim));
         if (q.trace) {
           q.trace.hybridBounded = found?.bounded;
           q.trace.hybridAllPostings = found?.allPostings;
+          q.trace.hybridDenseCandidates = found?.denseCandidates;
         }
-        if (found) return found.hits.map(toHit);
+        // Not bounded: the candidates' answer may miss records; exact instead when cheap.
+        const exactInstead =
+          found !== undefined &&
+          !found.bounded &&
+          exactScanCost(this.labels.size, this.dim, this.sparse.postingsOf(prepared)) <= (q.hybridExactFallbackCost ?? HYBRID_EXACT_FALLBACK_COST);
+        if (q.trace) q.trace.hybridExactInstead = exactInstead;
+        if (found && !exactInstead) return found.hits.map(toHit);
       } catch (err) {
         this.dropBrokenGraph(err);
       }
@@ -584,7 +599,8 @@ export class VectorSet {
   private plan(q: SearchQuery): Planned {
     const prepared = q.sparse && prepareSparse(q.sparse);
     const sparseScore = prepared && ((label: number): number => this.sparse.dot(label, prepared));
-    const scorer = new Scorer(this.metric, this.source, { dense: q.dense, sparseScore });
+    const sparseScores = prepared && ((labels: Uint32Array, count: number, out: Float64Array): void => this.sparse.dots(prepared, labels, count, out));
+    const scorer = new Scorer(this.metric, this.source, { dense: q.dense, sparseScore, sparseScores });
     const idOf = (label: number): string => this.labels.id(label) ?? '';
     const matches = q.filter ? this.columns.evaluate(q.filter) : undefined;
     const m = matches?.count();

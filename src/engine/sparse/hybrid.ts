@@ -13,8 +13,12 @@
 //    reaching()), scored exactly too. The answer is then exact up to the graph's own
 //    recall. This step is skipped when it would read more than
 //    HYBRID_THRESHOLD_MAX_POSTINGS entries or score more than
-//    HYBRID_THRESHOLD_MAX_RECORDS (τ low against the sparse scores), or when τ ≤ 0; the
-//    answer is then step 1's, whose recall is measured (README "Search engine").
+//    HYBRID_THRESHOLD_MAX_RECORDS (τ low against the sparse scores), or when τ ≤ 0.
+// 3. Then the dense candidates grow (HYBRID_DENSE_GROWTH) while a walk for them stays
+//    cheap (HYBRID_DENSE_BUDGET: low dimensions), lowering dMax, and step 2 is tried
+//    again. If it never runs, the answer is the candidates', whose recall is measured
+//    (README "Search engine"), or vector-set.ts scans exactly instead when that is cheap
+//    (HYBRID_EXACT_FALLBACK_COST).
 import { TopK } from '../vectors/top-k.js';
 import { grown } from '../typed-arrays.js';
 import type { Scorer, ScoredHit } from '../vectors/exact-scan.js';
@@ -60,6 +64,35 @@ export const HYBRID_POSTINGS_COVERAGE = 0.5;
 export const HYBRID_THRESHOLD_MAX_POSTINGS = 25_000;
 export const HYBRID_THRESHOLD_MAX_RECORDS = 200;
 
+/**
+ * When the threshold step never ran (over its budget, or τ ≤ 0, after step 3), the answer
+ * is the candidates' and may miss records; vector-set.ts then scans exactly instead when
+ * the scan costs at most this many units of exactScanCost(). On this 2-core VM a hybrid
+ * exact scan took ~2.5–3 ns a unit (bench/hybrid-recall.ts's exact-scan p50s: 19k records
+ * × 8-d 2.1–2.9 ms, 50k × 8-d 5.6–5.8 ms, 19k × 64-d 3.8–4.0 ms, 50k × 32-d 9.1 ms), so
+ * this allows ~5–6 ms. The bench's namespaces (100k and 10k records at 384-d) are far
+ * above it: their unbounded queries keep the candidates' answer, whose recall is measured.
+ */
+export const HYBRID_EXACT_FALLBACK_COST = 2_000_000;
+
+/** The cost of an exact hybrid scan in units of HYBRID_EXACT_FALLBACK_COST: dense dimensions plus a per-record overhead, and the query's postings. */
+export function exactScanCost(records: number, dim: number, postings: number): number {
+  return records * (dim + 32) + postings;
+}
+
+/**
+ * Step 3 (hybridSearch()): when step 2 would cost over its budget, the dense candidates
+ * grow this many times over and step 2 is tried again, while candidates × dimensions stay
+ * within HYBRID_DENSE_BUDGET (maxDenseCandidates()). Measured with bench/hybrid-recall.ts
+ * (60 queries, topK 10; README "Search engine"): at 50k records × 8-d, recall@10 went from
+ * 0.757 (step 2 ran on 3 of 60 queries) to 0.977 (54 of 60), p50 1.05 → 2.43 ms; at 19k ×
+ * 8-d, 0.885 → 0.990. At 384-d the budget allows no growth, so the bench's namespaces
+ * answer as before: growing their 100 candidates to 400 cost ~1 ms a query there (4.7× a
+ * dense query's time at 20k records, bench/sparse-engine.ts) for recall 0.9985 → 1.0.
+ */
+export const HYBRID_DENSE_GROWTH = 4;
+export const HYBRID_DENSE_BUDGET = 51_200;
+
 export interface HybridSources {
   /** The graph's best `n` labels by dense score (fewer only when it cannot find n). */
   graph(n: number): readonly number[];
@@ -103,9 +136,13 @@ class Batch {
     this.labels[this.count++] = label;
   }
 
+  /** The exact dense part of every label scored so far (dMax reads the graph candidates'). */
+  readonly denseOf = new Map<number, number>();
+
   score(s: HybridSources): void {
     s.dense(this.labels, this.count, this.dense);
     s.sparse(this.labels, this.count, this.sparse);
+    for (let i = 0; i < this.count; i++) this.denseOf.set(this.labels[i], this.dense[i]);
   }
 
   /** Offers every label of the batch to `top` by its exact hybrid rank, then empties the batch (seen labels stay seen). */
@@ -122,45 +159,35 @@ class Batch {
 
 /**
  * Top `topK` by exact hybrid score, whether the threshold step ran (`bounded`: exact up to
- * the graph's recall) and whether the postings' second stage did (`allPostings`);
- * undefined when the graph gave fewer than asked (scan exactly). `postingsFirst`: the
- * postings' first stage as a multiple of topK (bench measurement).
+ * the graph's recall), whether the postings' second stage did (`allPostings`) and how many
+ * dense candidates were asked for in the end (`denseCandidates`); undefined when the graph
+ * gave fewer than asked (scan exactly). `postingsFirst`: the postings' first stage as a
+ * multiple of topK (bench measurement); `maxDense`: the most dense candidates step 3 may
+ * ask for (maxDenseCandidates()).
  */
 export function hybridSearch(
   topK: number,
   multiple: number = HYBRID_CANDIDATE_MULTIPLE,
   s: HybridSources,
   postingsFirst: number = HYBRID_POSTINGS_FIRST,
-): { hits: ScoredHit[]; bounded: boolean; allPostings: boolean } | undefined {
-  const n = Math.max(topK, Math.ceil(topK * multiple));
-  const fromGraph = s.graph(n);
+  maxDense = 0,
+): { hits: ScoredHit[]; bounded: boolean; allPostings: boolean; denseCandidates: number } | undefined {
+  let n = Math.max(topK, Math.ceil(topK * multiple));
+  let fromGraph = s.graph(n);
   // Fewer than asked: the walk did not reach n records, so nothing bounds the others.
   if (fromGraph.length < n) return undefined;
-  let fromTail: ArrayLike<number> & Iterable<number> = s.tail;
-  const tailCut = fromTail.length > n;
-  if (tailCut) fromTail = s.tailBest(n);
 
-  // Step 1: the graph's, the tail's and the postings' first candidates, scored in one
-  // batch. The graph's come first, so batch.dense[0..graphCount) are their dense parts.
+  // Step 1: the graph's, the tail's and the postings' first candidates, scored in one batch.
   const batch = new Batch();
-  for (const label of fromGraph) batch.add(label);
-  const graphCount = batch.count;
-  for (const label of fromTail) batch.add(label);
+  const top = new TopK(topK);
+  const firstDMax = addDense(batch, s, fromGraph, n);
   const denseSide = batch.count;
   const fromPostings = s.sparseCandidates(n);
   const first = Math.min(fromPostings.length, Math.max(topK, Math.ceil(topK * postingsFirst)));
   for (let i = 0; i < first; i++) batch.add(fromPostings[i]);
   const postingsOnly = new Set(batch.labels.subarray(denseSide, batch.count));
   batch.score(s);
-  // dMax: every record outside the dense candidates (a graph record past the graph's best
-  // n, or a tail record past the tail's best n) scores at most this on the dense part.
-  let dMax = Infinity;
-  for (let i = 0; i < graphCount; i++) dMax = Math.min(dMax, batch.dense[i]);
-  if (tailCut) {
-    const at = batch.labels.subarray(0, batch.count).indexOf(fromTail[fromTail.length - 1]);
-    dMax = Math.max(dMax, batch.dense[at]);
-  }
-  const top = new TopK(topK);
+  let dMax = firstDMax();
   batch.offerAll(s, top);
   // The postings' other candidates, when the sparse part put one of the first in the top k.
   const allPostings = first < fromPostings.length && top.sorted().some((r) => postingsOnly.has(r.slot));
@@ -170,20 +197,64 @@ export function hybridSearch(
     batch.offerAll(s, top);
   }
 
-  // Step 2: every record whose sparse part could lift it past θ0.
-  const theta = top.threshold;
   let bounded = false;
-  if (theta !== undefined) {
-    // A float32 ulp of margin on each side: ranks are rounded, dMax is not.
-    const tau = theta - dMax - 2.5e-7 * (Math.abs(theta) + Math.abs(dMax));
-    const reaching = tau > 0 ? s.sparseReaching(tau) : undefined;
-    if (reaching) {
-      for (const label of reaching) batch.add(label);
-      batch.score(s);
-      batch.offerAll(s, top);
-      bounded = true;
+  for (;;) {
+    // Step 2: every record whose sparse part could lift it past θ0.
+    const theta = top.threshold;
+    if (theta !== undefined) {
+      // A float32 ulp of margin on each side: ranks are rounded, dMax is not.
+      const tau = theta - dMax - 2.5e-7 * (Math.abs(theta) + Math.abs(dMax));
+      const reaching = tau > 0 ? s.sparseReaching(tau) : undefined;
+      if (reaching) {
+        for (const label of reaching) batch.add(label);
+        batch.score(s);
+        batch.offerAll(s, top);
+        bounded = true;
+        break;
+      }
     }
+    // Step 3: HYBRID_DENSE_GROWTH times the dense candidates, within maxDense. That lowers
+    // dMax, so raises τ (fewer records reach it, and step 2 may fit its budget), and may
+    // raise θ0.
+    const next = n * HYBRID_DENSE_GROWTH;
+    if (next > maxDense) break;
+    fromGraph = s.graph(next);
+    if (fromGraph.length < next) return undefined;
+    n = next;
+    const nextDMax = addDense(batch, s, fromGraph, n);
+    batch.score(s);
+    dMax = nextDMax();
+    batch.offerAll(s, top);
   }
   const hits = top.sorted().map((r) => ({ label: r.slot, id: r.id, score: s.scorer.score(r.rank) }));
-  return { hits, bounded, allPostings };
+  return { hits, bounded, allPostings, denseCandidates: n };
+}
+
+/**
+ * Adds the dense candidates to the batch: the graph's best n, and the tail's (records not
+ * yet in the graph) best n when it holds more. Returns how to compute dMax once the batch
+ * is scored: every record outside these scores at most that on the dense part (the lowest
+ * of the graph's candidates, or the tail's n-th when the tail was cut and it is higher).
+ */
+function addDense(batch: Batch, s: HybridSources, fromGraph: readonly number[], n: number): () => number {
+  for (const label of fromGraph) batch.add(label);
+  const tailCut = s.tail.length > n;
+  const fromTail = tailCut ? s.tailBest(n) : s.tail;
+  for (const label of fromTail) batch.add(label);
+  return () => {
+    let dMax = Infinity;
+    for (const label of fromGraph) dMax = Math.min(dMax, batch.denseOf.get(label)!);
+    if (tailCut) dMax = Math.max(dMax, batch.denseOf.get(fromTail[fromTail.length - 1])!);
+    return dMax;
+  };
+}
+
+/**
+ * The most dense candidates step 3 may ask the graph for: as many as keep candidates ×
+ * dimensions within HYBRID_DENSE_BUDGET (a graph walk's cost grows with both), and never
+ * fewer than the first step's n. At 384-d that is the first step's 100 (for topK 10): no
+ * growth, the bench's figures; at 8-d up to 6,400.
+ */
+export function maxDenseCandidates(dim: number): number {
+  return Math.floor(HYBRID_DENSE_BUDGET / Math.max(1, dim));
 }

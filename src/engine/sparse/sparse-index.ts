@@ -142,13 +142,46 @@ export class SparseIndex {
     return this.store.dot(label, q.dims, q.weights);
   }
 
-  /** dot() of labels[0..count) into out[0..count), natively when the addon is loaded (bit for bit the same). */
+  /**
+   * dot() of labels[0..count) into out[0..count), bit for bit the same, however computed:
+   * for many labels (an exact hybrid scan), by accumulating the query's lists once in
+   * ascending dimension order (plain()'s sums, which are dot()'s) when they hold fewer
+   * entries than the labels' pairs; else label by label, natively when the addon is
+   * loaded. At 19k records of 1–40 pairs each, the hybrid scan took 3.2 ms a query for
+   * its sparse parts label by label (native), most of its time.
+   */
   dots(q: PreparedSparse, labels: Uint32Array, count: number, out: Float64Array): void {
+    if (count > 0 && this.postingsOf(q) < count * this.pairsPerRecord) {
+      this.dotsByPostings(q, labels, count, out);
+      return;
+    }
     if (this.native && count > 0) {
       this.native.sparseDots(q.dims, q.weights, [this.gen, ...this.store.arrays()], labels, count, out);
       return;
     }
     for (let i = 0; i < count; i++) out[i] = this.store.dot(labels[i], q.dims, q.weights);
+  }
+
+  /** Entries in the query's lists (live or stale): what reading them all costs. */
+  postingsOf(q: PreparedSparse): number {
+    this.postingsReady();
+    let n = 0;
+    for (let t = 0; t < q.dims.length; t++) n += this.postings.get(q.dims[t])?.length ?? 0;
+    return n;
+  }
+
+  /** dots() through the postings: every list gathered in dimension order, then each label's sum read (NaN: untouched). */
+  private dotsByPostings(q: PreparedSparse, labels: Uint32Array, count: number, out: Float64Array): void {
+    const epoch = this.nextEpoch();
+    for (let t = 0, touched = 0; t < q.dims.length; t++) {
+      const list = this.postings.get(q.dims[t]);
+      if (list) touched = this.gather(list, q.weights[t], epoch, touched);
+    }
+    const { acc, touchedAt } = this;
+    for (let i = 0; i < count; i++) {
+      const label = labels[i];
+      out[i] = label < touchedAt.length && touchedAt[label] === epoch ? acc[label] : NaN;
+    }
   }
 
   get hasWork(): boolean {
@@ -257,7 +290,7 @@ export class SparseIndex {
   }
 
   /** Average pairs per record: what scoring one record exactly costs, beside the query's length. */
-  private get pairsPerRecord(): number {
+  get pairsPerRecord(): number {
     return this.records > 0 ? this.store.pairs / this.records : 0;
   }
 

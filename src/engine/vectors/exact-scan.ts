@@ -16,6 +16,11 @@ export interface ScoreQuery {
    * they share no dimension (sparse/sparse-index.ts). Absent for a query without a sparse part.
    */
   sparseScore?: (label: number) => number;
+  /**
+   * sparseScore() of labels[0..count) into out[0..count) in one call (natively when the
+   * addon is loaded: the same sums, bit for bit), which the exact scan uses when given.
+   */
+  sparseScores?: (labels: Uint32Array, count: number, out: Float64Array) => void;
 }
 
 const METRIC_CODE = { cosine: 0, euclidean: 1, dotproduct: 2 } as const;
@@ -110,6 +115,18 @@ export class Scorer {
     for (let i = 0; i < count; i++) out[i] = this.denseScore(labels[i]);
   }
 
+  /** Whether the query has a sparse part (its score adds the sparse dot product). */
+  get hasSparse(): boolean {
+    return this.q.sparseScore !== undefined;
+  }
+
+  /** The query's sparseScore() of labels[0..count) into out[0..count) (ScoreQuery.sparseScores). */
+  sparseScores(labels: Uint32Array, count: number, out: Float64Array): void {
+    const { sparseScore, sparseScores } = this.q;
+    if (sparseScores) sparseScores(labels, count, out);
+    else if (sparseScore) for (let i = 0; i < count; i++) out[i] = sparseScore(labels[i]);
+  }
+
   /**
    * rank() given the record's denseScore() and, when the caller has it already, its
    * sparse part (the query's sparseScore(label): NaN when it shares no dimension).
@@ -179,6 +196,12 @@ const NATIVE_MIN_LABELS = 64;
 let scratchLabels = new Uint32Array(1024);
 let scratchOut = new Uint32Array(1024);
 let scratchScores = new Float64Array(1024);
+let scratchSparse = new Float64Array(1024);
+
+function sparseScratch(count: number): Float64Array {
+  if (scratchSparse.length < count) scratchSparse = new Float64Array(Math.max(count, scratchSparse.length * 2));
+  return scratchSparse;
+}
 
 /**
  * Scores every label `labels` yields (the caller skips free and non-matching ones) and
@@ -222,9 +245,13 @@ export function bestOfLabels(
   }
   if (scratchScores.length < count) scratchScores = new Float64Array(Math.max(count, scratchScores.length * 2));
   scorer.denseScores(scored, count, scratchScores);
+  // The sparse parts in one call too (a hybrid scan): per label, the JavaScript dot was
+  // most of the scan's time.
+  const sparse = scorer.hasSparse ? sparseScratch(count) : undefined;
+  if (sparse) scorer.sparseScores(scored, count, sparse);
   for (let i = 0; i < count; i++) {
     const label = scored[i];
-    const rank = scorer.rankWith(label, scratchScores[i]);
+    const rank = scorer.rankWith(label, scratchScores[i], sparse?.[i]);
     if (rank !== rank) continue; // NaN: no match
     if (top.admits(rank)) top.offer(label, idOf(label), rank);
   }

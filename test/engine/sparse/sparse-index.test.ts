@@ -480,6 +480,26 @@ describe('SparseIndex reaching (hybrid search: every record whose sparse score r
   });
 });
 
+describe('SparseIndex dots() through the postings', () => {
+  it('equal dot() bit for bit (NaN where nothing is shared), after updates and deletes, natively and in JavaScript', () => {
+    for (const native of [nativeAddon ?? null, null]) {
+      const { index, live } = randomWrites(41, 3000, undefined, { index: new SparseIndex(native) });
+      const labels = Uint32Array.from({ length: 5000 }, (_, i) => i); // live, deleted and never used labels
+      const rand = prng(42);
+      for (let qi = 0; qi < 20; qi++) {
+        const q = prepareSparse(zipfSparse(rand, 1 + Math.floor(rand() * 12), 0.3));
+        // This many labels take the postings path (its condition, checked here).
+        assert.ok(index.postingsOf(q) < labels.length * index.pairsPerRecord, `q${qi}: postings path`);
+        const out = new Float64Array(labels.length);
+        index.dots(q, labels, labels.length, out);
+        labels.forEach((label, i) => assert.ok(Object.is(out[i], index.dot(label, q)), `q${qi} label ${label}: ${out[i]} vs ${index.dot(label, q)}`));
+        assert.ok(out.some((x) => x === x) && out.some((x) => x !== x), 'both shared and unshared dimensions occur');
+      }
+      assert.ok(live.size > 1000);
+    }
+  });
+});
+
 describe('SparseIndex scores beyond float32 range', () => {
   it('rank as the largest float32 of their sign and tie by id, natively and in JavaScript, pruned and plain', () => {
     const big = Math.fround(3.4e38);
@@ -680,6 +700,9 @@ describe('Sparse search through EngineIndex (deletes, updates, namespace drop)',
 
 describe('Hybrid search with a graph', () => {
   const DIM = 16;
+  // The first candidates' own answer, which these tests measure: no growth of the dense
+  // candidates, no exact scan in place of an unbounded answer (the last tests check those).
+  const candidatesOnly = { hybridMaxDense: 0, hybridExactFallbackCost: 0 };
   const rand = prng(11);
   const set = new VectorSet(DIM, 'dotproduct', { graphMinRecords: 200, defaultEf: 64 });
   const records = new Map<string, { values: Float32Array; sparse?: SparseValues }>();
@@ -701,7 +724,7 @@ describe('Hybrid search with a graph', () => {
     for (let qi = 0; qi < 50; qi++) {
       const dense = Float32Array.from({ length: DIM }, () => rand() * 2 - 1);
       const sparse = zipfSparse(rand, 1 + Math.floor(rand() * 8), 0.2);
-      const got = set.search({ dense, sparse, topK: 10 });
+      const got = set.search({ dense, sparse, topK: 10, ...candidatesOnly });
       const all = new Map(exact(dense, sparse, 2000).map((h) => [h.id, h.score]));
       for (const h of got) assert.equal(h.score, all.get(h.id), `q${qi} ${h.id} rescored exactly`);
       const truth = new Set(exact(dense, sparse, 10).map((h) => h.id));
@@ -722,7 +745,7 @@ describe('Hybrid search with a graph', () => {
         const raw = zipfSparse(rand3, 1 + Math.floor(rand3() * 8), 0.2);
         const sparse = { indices: raw.indices, values: raw.values.map((v) => v * scale) };
         const trace: SearchTrace = {};
-        const got = set.search({ dense, sparse, topK: 10, trace });
+        const got = set.search({ dense, sparse, topK: 10, ...candidatesOnly, trace });
         assert.equal(trace.plan, 'hybrid');
         if (trace.hybridBounded) bounded++;
         const all = new Map(exact(dense, sparse, 2000).map((h) => [h.id, h.score]));
@@ -748,10 +771,10 @@ describe('Hybrid search with a graph', () => {
         const raw = zipfSparse(rand4, 4 + Math.floor(rand4() * 8), 0);
         const sparse = { indices: raw.indices, values: raw.values.map((v) => v * scale) };
         const trace: SearchTrace = {};
-        const got = set.search({ dense, sparse, topK: 10, trace, hybridThresholdLimits: noStep });
+        const got = set.search({ dense, sparse, topK: 10, ...candidatesOnly, trace, hybridThresholdLimits: noStep });
         if (!trace.hybridAllPostings) continue;
         second++;
-        const allAtOnce = set.search({ dense, sparse, topK: 10, hybridThresholdLimits: noStep, hybridPostingsFirst: HYBRID_CANDIDATE_MULTIPLE });
+        const allAtOnce = set.search({ dense, sparse, topK: 10, ...candidatesOnly, hybridThresholdLimits: noStep, hybridPostingsFirst: HYBRID_CANDIDATE_MULTIPLE });
         assert.deepEqual(got, allAtOnce, `scale ${scale} q${qi}`);
       }
       // Dense-dominated: the graph's candidates hold the top k. Sparse-dominated: the postings' do.
@@ -775,7 +798,7 @@ describe('Hybrid search with a graph', () => {
       const dense = Float32Array.from({ length: DIM }, () => rand2() * 2 - 1);
       const sparse = zipfSparse(rand2, 1 + Math.floor(rand2() * 8), 0.2);
       const trace: SearchTrace = {};
-      const got = pending.search({ dense, sparse, topK: 10, trace });
+      const got = pending.search({ dense, sparse, topK: 10, ...candidatesOnly, trace });
       assert.equal(trace.plan, 'hybrid');
       const all = new Map(pending.search({ dense, sparse, topK: 2000, exact: true }).map((h) => [h.id, h.score]));
       for (const h of got) assert.equal(h.score, all.get(h.id), `q${qi} ${h.id} rescored exactly`);
@@ -784,6 +807,61 @@ describe('Hybrid search with a graph', () => {
       found += got.filter((h) => truth.has(h.id)).length;
     }
     assert.ok(found / wanted >= 0.98, `recall ${found / wanted}`);
+  });
+
+  it('grows the dense candidates until the threshold step fits its budget, within the dense budget, and is then exact', () => {
+    const rand6 = prng(16);
+    // Step 2 allowed few postings: with 100 dense candidates (a low dMax) it rarely fits.
+    const tight = { maxPostings: 300, maxRecords: 50 };
+    let grown = 0;
+    for (let qi = 0; qi < 40; qi++) {
+      const dense = Float32Array.from({ length: DIM }, () => rand6() * 2 - 1);
+      const sparse = zipfSparse(rand6, 1 + Math.floor(rand6() * 8), 0.2);
+      const query = { dense, sparse, topK: 10, hybridThresholdLimits: tight, hybridExactFallbackCost: 0 };
+      const fixed: SearchTrace = {};
+      set.search({ ...query, trace: fixed, hybridMaxDense: 0 });
+      assert.equal(fixed.hybridDenseCandidates, 100, `q${qi}: no growth without budget`);
+      const trace: SearchTrace = {};
+      const got = set.search({ ...query, trace, hybridMaxDense: 1600 });
+      assert.ok(trace.hybridDenseCandidates! <= 1600, `q${qi}: within budget`);
+      if (fixed.hybridBounded) {
+        assert.equal(trace.hybridDenseCandidates, 100, `q${qi}: no growth once bounded`);
+        continue;
+      }
+      if (!trace.hybridBounded) continue;
+      grown++;
+      assert.ok(trace.hybridDenseCandidates! > 100, `q${qi}`);
+      assert.deepEqual(got, set.search({ dense, sparse, topK: 10, exact: true }), `q${qi}: exact once bounded`);
+    }
+    assert.ok(grown >= 10, `grew to a bounded answer on ${grown}/40`);
+  });
+
+  it('scans exactly instead when the threshold step did not run and the scan is within its budget', () => {
+    const rand5 = prng(15);
+    const noStep = { maxPostings: 0, maxRecords: 0 };
+    let instead = 0;
+    for (let qi = 0; qi < 30; qi++) {
+      const dense = Float32Array.from({ length: DIM }, () => rand5() * 2 - 1);
+      const sparse = zipfSparse(rand5, 1 + Math.floor(rand5() * 8), 0.2);
+      const exact = set.search({ dense, sparse, topK: 10, exact: true });
+      const trace: SearchTrace = {};
+      const got = set.search({ dense, sparse, topK: 10, trace, hybridThresholdLimits: noStep, hybridMaxDense: 0 });
+      assert.equal(trace.plan, 'hybrid');
+      // With no postings allowed the step still runs when no list can lift a record to τ.
+      assert.equal(trace.hybridExactInstead, !trace.hybridBounded, `q${qi}`);
+      if (trace.hybridBounded) continue;
+      assert.deepEqual(got, exact, `q${qi}`);
+      instead++;
+      // Over the budget (it is 1 unit here), the candidates' answer stands.
+      const over: SearchTrace = {};
+      set.search({ dense, sparse, topK: 10, trace: over, hybridThresholdLimits: noStep, hybridMaxDense: 0, hybridExactFallbackCost: 1 });
+      assert.equal(over.hybridExactInstead, false, `q${qi} over budget`);
+      // A bounded answer (the step ran) is kept whatever the budget.
+      const bounded: SearchTrace = {};
+      set.search({ dense, sparse: { indices: sparse.indices, values: sparse.values.map((v) => v * 100) }, topK: 10, trace: bounded });
+      if (bounded.hybridBounded) assert.equal(bounded.hybridExactInstead, false, `q${qi} bounded`);
+    }
+    assert.ok(instead >= 20, `exact instead on ${instead}/30`);
   });
 
   it('sees updates and deletes at once', () => {
