@@ -244,6 +244,9 @@ export class VectorService {
     const maxCandidates = obj.maxCandidates === undefined ? undefined : integerIn(obj.maxCandidates, 'maxCandidates', topK, MAX_CANDIDATES_MAX);
     const [rawSparse, sparseName] = sparseField(obj, 'sparseVector', 'sparse_vector');
     const hasVector = obj.vector !== undefined && !(Array.isArray(obj.vector) && obj.vector.length === 0);
+    if (obj.queries !== undefined && obj.vector === undefined && rawSparse === undefined && obj.id === undefined) {
+      throw invalid('queries (the batch form of older API versions) is not supported: send one query per request, with vector, sparseVector or id');
+    }
     if (obj.id !== undefined && (hasVector || rawSparse !== undefined)) {
       throw invalid('send one of id, vector or sparseVector (vector and sparseVector together for hybrid), not id with a vector');
     }

@@ -533,6 +533,7 @@ describe('data plane: query', () => {
       ['id with vector', 'cosine', { id: 'r01', vector: [1, 0, 0, 0], topK: 5 }, /\bid\b/],
       ['id with sparseVector', 'dotproduct', { id: 'r01', sparseVector: { indices: [1], values: [1] }, topK: 5 }, /\bid\b/],
       ['no vector, sparseVector or id', 'cosine', { topK: 5 }, /vector|id/],
+      ['the deprecated queries batch', 'cosine', { topK: 5, queries: [{ values: [1, 0, 0, 0] }] }, /^queries .*not supported.*vector, sparseVector or id/],
       ['bad id', 'cosine', { id: '', topK: 5 }, /\bid\b/],
       ['includeValues not a boolean', 'cosine', { vector: [1, 0, 0, 0], topK: 5, includeValues: 'yes' }, /includeValues/],
       ['duplicate sparse index', 'dotproduct', { vector: [1, 0, 0, 0], sparseVector: { indices: [1, 1], values: [1, 1] }, topK: 5 }, /sparseVector/],
