@@ -145,7 +145,8 @@ export class VectorService {
     const id = vectorId(obj.id, 'id');
     const values = denseValues(obj.values, 'values', index);
     const sparse = sparseValues(rawSparse, sparseName);
-    if (obj.dryRun !== undefined) optionalBoolean(obj.dryRun, 'dryRun', false);
+    // A dry run counts an update by filter's matches; an update by id would write.
+    if (optionalBoolean(obj.dryRun, 'dryRun', false)) throw invalid('dryRun: true applies to an update by filter (it counts the matches without writing); an update by id has no dry run');
     if (!values && !sparse && !setMetadata) {
       throw invalid('an update needs at least one of values, sparseValues or setMetadata');
     }

@@ -118,6 +118,7 @@ describe('data plane: update, delete, fetch_by_metadata', () => {
       ['null metadata value', { id: 'u1', setMetadata: { a: null }, namespace: 'upd' }, /setMetadata\.a/],
       ['$ metadata key', { id: 'u1', setMetadata: { $x: 1 }, namespace: 'upd' }, /setMetadata/],
       ['duplicate sparse index', { id: 'u1', sparseValues: { indices: [1, 1], values: [1, 1] }, namespace: 'upd' }, /sparseValues/],
+      ['dryRun on an update by id (it would write)', { id: 'u1', values: [7, 7], setMetadata: { a: 'dry' }, dryRun: true, namespace: 'upd' }, /dryRun.*by filter/],
     ];
     for (const [name, body, pattern] of bad) {
       it(`400 and nothing changed: ${name}`, async () => {
@@ -185,6 +186,20 @@ describe('data plane: update, delete, fetch_by_metadata', () => {
       }
       const other = await fetchMap(server, host, ['f0'], 'byf-other');
       assert.deepEqual(other.f0.metadata, { genre: 'even' });
+    });
+
+    it('setMetadata that would take a record over 40,960 bytes is a 400, and no record changes (by filter and by id)', async () => {
+      // Each part is within the limit; merged, the second record's is not.
+      await upsert(server, host, [{ id: 'big0', values: [1, 1], metadata: { k: 1 } }, { id: 'big1', values: [1, 2], metadata: { k: 1, p: 'x'.repeat(39_900) } }], 'big');
+      const before = await fetchMap(server, host, ['big0', 'big1'], 'big');
+      const add = { add: 'y'.repeat(2_000) };
+      assertDataError(await post('/vectors/update', { filter: { k: 1 }, setMetadata: add, namespace: 'big' }), 400, /record "big1".*over the limit of 40960 bytes/);
+      assertDataError(await post('/vectors/update', { id: 'big1', setMetadata: add, namespace: 'big' }), 400, /record "big1".*over the limit of 40960 bytes/);
+      assert.deepEqual(await fetchMap(server, host, ['big0', 'big1'], 'big'), before);
+      // Within the limit once merged: applied.
+      const res = await post('/vectors/update', { id: 'big1', setMetadata: { add: 'y' }, namespace: 'big' });
+      assert.equal(res.status, 200, res.text);
+      assert.equal((await fetchMap(server, host, ['big1'], 'big')).big1.metadata.add, 'y');
     });
 
     it('a filter matching nothing answers matchedRecords 0', async () => {

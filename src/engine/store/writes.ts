@@ -9,6 +9,8 @@
 // - namespaces.count is the number of live records, kept in the write transaction.
 
 import type Database from 'better-sqlite3';
+import { invalid } from '../../errors.js';
+import { METADATA_MAX_BYTES } from '../../limits.js';
 import type { Predicate } from '../filter.js';
 import type { Change, Metadata, SparseValues, StoredRecord } from '../model.js';
 import { type ImportProgress, toImportProgressRow } from './import-progress.js';
@@ -72,7 +74,7 @@ export class RecordWriter {
         id,
         values: patch.values ?? current.values,
         sparse: patch.sparse ?? current.sparse,
-        metadata: mergeMetadata(current.metadata, patch.setMetadata),
+        metadata: mergeMetadata(id, current.metadata, patch.setMetadata),
       });
       return this.rewrite(ns, namespace.nsid, record);
     });
@@ -103,7 +105,7 @@ export class RecordWriter {
         const row = this.st.get.get(namespace.nsid, id);
         if (row === undefined) throw new Error(`record ${id} vanished during its own transaction`);
         const current = toRecord(row);
-        out.push(this.rewrite(ns, namespace.nsid, { ...current, metadata: mergeMetadata(current.metadata, setMetadata) }));
+        out.push(this.rewrite(ns, namespace.nsid, { ...current, metadata: mergeMetadata(id, current.metadata, setMetadata) }));
       });
       return out;
     });
@@ -246,7 +248,18 @@ export class RecordWriter {
   }
 }
 
-function mergeMetadata(current: Metadata | undefined, set: Metadata | undefined): Metadata | undefined {
+/**
+ * The record's metadata with `set`'s keys added or overwritten. The result must keep the
+ * per-record limit an upsert's metadata is held to (vector-input.ts): each part may be
+ * within it and the merge not. Throwing rolls back the whole write (its transaction), so
+ * an update by filter changes every match or none.
+ */
+function mergeMetadata(id: string, current: Metadata | undefined, set: Metadata | undefined): Metadata | undefined {
   if (set === undefined) return current;
-  return { ...current, ...set };
+  const merged = { ...current, ...set };
+  const bytes = Buffer.byteLength(JSON.stringify(merged));
+  if (bytes > METADATA_MAX_BYTES) {
+    throw invalid(`setMetadata would make the metadata of record ${JSON.stringify(id)} ${bytes} bytes as JSON, over the limit of ${METADATA_MAX_BYTES} bytes per record`);
+  }
+  return merged;
 }
