@@ -51,8 +51,11 @@
  * - FILTER_MAX_DEPTH (16) levels of `$and`/`$or` nesting; the filter object itself is
  *   level 0, so `{"$and":[{"$or":[...]}]}` is two levels deep.
  * - FILTER_MAX_CONDITIONS (1024): every field operator (an implicit `$eq` included) counts
- *   one, and so does every element of an `$and`/`$or` array. This bounds parse work and
- *   per-record evaluation cost independently of the body size.
+ *   one, and so does every element of an `$and`/`$or` array that holds none (`{}`), so an
+ *   `$or` of 1,024 equalities is allowed and a huge array of `{}` is refused at its
+ *   1,025th element. This bounds parse work and per-record evaluation cost independently
+ *   of the body size. (Counting every element besides its operators refused an `$or` of
+ *   513 equalities.)
  */
 
 export const FILTER_MAX_IN_VALUES = 10_000;
@@ -191,13 +194,14 @@ function parseLogical(op: '$and' | '$or', value: unknown, path: string, depth: n
   if (value.length === 0) {
     throw new FilterError(path, 'must be a non-empty array of filter objects, got an empty array');
   }
-  count(state, value.length, path);
   const children: FilterNode[] = [];
   for (let i = 0; i < value.length; i++) {
     const element: unknown = value[i];
     const at = `${path}[${i}]`;
     if (!isPlainObject(element)) throw new FilterError(at, `must be a filter object, got ${typeName(element)}`);
+    const before = state.conditions;
     children.push(parseObject(element, at, depth, state));
+    if (state.conditions === before) count(state, 1, at);
   }
   return op === '$and' ? makeAnd(children) : makeOr(children);
 }

@@ -489,9 +489,14 @@ describe('filter: invalid filters', () => {
     const ok = parseFilter(keys(FILTER_MAX_CONDITIONS));
     assert.equal(ok(keys(FILTER_MAX_CONDITIONS) as Metadata), true);
     assertFilterError(() => parseFilter(keys(FILTER_MAX_CONDITIONS + 1)), `filter.f${FILTER_MAX_CONDITIONS}`, /more than 1024 conditions/);
-    // $and/$or elements count, so a huge array of {} is refused up front.
+    // $and/$or elements holding no condition ({}) count one, so a huge array of {} is refused.
     parseFilter({ $or: Array.from({ length: FILTER_MAX_CONDITIONS }, () => ({})) });
-    assertFilterError(() => parseFilter({ $or: Array.from({ length: 100_000 }, () => ({})) }), 'filter.$or', /conditions/);
+    assertFilterError(() => parseFilter({ $or: Array.from({ length: 100_000 }, () => ({})) }), `filter.$or[${FILTER_MAX_CONDITIONS}]`, /conditions/);
+    // An element's own conditions are all it counts: an $or of 1,024 equalities is allowed.
+    const equalities = (n: number): JsonObject => ({ $or: Array.from({ length: n }, (_, i) => ({ x: i })) });
+    assert.equal(parseFilter(equalities(FILTER_MAX_CONDITIONS))({ x: FILTER_MAX_CONDITIONS - 1 }), true);
+    assertFilterError(() => parseFilter(equalities(FILTER_MAX_CONDITIONS + 1)), `filter.$or[${FILTER_MAX_CONDITIONS}].x`, /more than 1024 conditions/);
+    assert.equal(parseFilter({ $and: [{ $or: equalities(FILTER_MAX_CONDITIONS / 2).$or as JsonObject[] }, { y: 1 }] })({ x: 3, y: 1 }), true);
     // Operators on one field count one each.
     const half = FILTER_MAX_CONDITIONS / 2;
     const twoOps = Object.fromEntries(Array.from({ length: half }, (_, i) => [`f${i}`, { $gte: 0, $lte: 9 }]));
