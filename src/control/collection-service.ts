@@ -131,6 +131,14 @@ export class CollectionService {
     this.catalog.transaction(() => {
       const c = this.describe(project, name);
       if (c.status === 'Terminating') return;
+      // An index being created from it reads its files until loaded (as a backup's restore).
+      const pending = this.catalog.backups.pendingRestoresFrom(c.id);
+      if (pending.length > 0) {
+        throw failedPrecondition(
+          `Unable to delete collection ${name}: indexes are being created from it: ` +
+            `[${pending.map((j) => `'${j.targetIndexName}'`).join(', ')}]; retry when they are Ready`,
+        );
+      }
       this.catalog.collections.update(c.id, { status: 'Terminating' });
       this.catalog.jobs.add('remove-collection', c.id, {});
     });
