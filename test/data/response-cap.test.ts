@@ -42,6 +42,14 @@ describe('data plane: response cap (2048 bytes)', () => {
     assert.match(res.body.message, /2048/);
   });
 
+  it('a query without values over the cap (its metadata) is a 400 naming topK and includeMetadata, not includeValues', async () => {
+    await upsert(server, host, ['m1', 'm2'].map((id) => ({ id, values: zero.map((_, j) => j / 9), metadata: { text: 'm'.repeat(1500) } })), 'meta');
+    const res = await q({ vector: zero, topK: 2, includeMetadata: true, namespace: 'meta' });
+    assertDataError(res, 400, /topK/);
+    assert.match(res.body.message, /includeMetadata/);
+    assert.doesNotMatch(res.body.message, /includeValues/);
+  });
+
   it('a smaller topK with includeValues fits', async () => {
     const res = await q({ vector: zero, topK: 2, includeValues: true });
     assert.equal(res.status, 200, res.text);

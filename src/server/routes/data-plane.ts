@@ -219,11 +219,11 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
           const { namespace, matches, lsn } = await vectors.query(indexOf(request), request.body);
           reply.header(MAX_INDEXED_LSN_HEADER, lsn);
           const ns = displayNamespace(namespace, versionOf(request));
-          const hint = 'lower topK or set includeValues to false';
           const hasValues = (m: (typeof matches)[number]): boolean => m.record?.values !== undefined || m.record?.sparse !== undefined;
           // Most answers hold no values: printed by hand. With values, their printed text
           // (vector-json.ts) and the metadata's are spliced in by jsonBytes.
-          if (!matches.some(hasValues)) return sendCapped(reply, queryAnswerJson(matches, ns, USAGE), hint);
+          if (!matches.some(hasValues)) return sendCapped(reply, queryAnswerJson(matches, ns, USAGE), 'lower topK or set includeMetadata to false');
+          const hint = 'lower topK or set includeValues (or includeMetadata) to false';
           const body = {
             matches: matches.map((m) => {
               const out: Record<string, unknown> = { id: m.id, score: float32ToShortest(m.score) };
