@@ -85,8 +85,9 @@ export function exactScanCost(records: number, dim: number, postings: number): n
  * grow this many times over and step 2 is tried again, while candidates × dimensions stay
  * within HYBRID_DENSE_BUDGET (maxDenseCandidates()). Measured with bench/hybrid-recall.ts
  * (60 queries, topK 10; README "Search engine"): at 50k records × 8-d, recall@10 went from
- * 0.757 (step 2 ran on 3 of 60 queries) to 0.977 (54 of 60), p50 1.05 → 2.43 ms; at 19k ×
- * 8-d, 0.885 → 0.990. At 384-d the budget allows no growth, so the bench's namespaces
+ * 0.757 (step 2 ran on 3 of 60 queries) to 0.977 (54 of 60), p50 0.94 → 3.57 ms (an exact
+ * scan: 7.12); at 19k × 8-d, 0.897 → 0.990, 0.62 → 1.61 ms (2.70). At 384-d the budget
+ * allows no growth, so the bench's namespaces
  * answer as before: growing their 100 candidates to 400 cost ~1 ms a query there (4.7× a
  * dense query's time at 20k records, bench/sparse-engine.ts) for recall 0.9985 → 1.0.
  */
@@ -251,9 +252,9 @@ function addDense(batch: Batch, s: HybridSources, fromGraph: readonly number[], 
 
 /**
  * The most dense candidates step 3 may ask the graph for: as many as keep candidates ×
- * dimensions within HYBRID_DENSE_BUDGET (a graph walk's cost grows with both), and never
- * fewer than the first step's n. At 384-d that is the first step's 100 (for topK 10): no
- * growth, the bench's figures; at 8-d up to 6,400.
+ * dimensions within HYBRID_DENSE_BUDGET (a graph walk's cost grows with both). At 384-d
+ * that is 133, under the first growth (100 to 400 for topK 10), so step 3 never runs
+ * there (the bench's figures); at 8-d up to 6,400.
  */
 export function maxDenseCandidates(dim: number): number {
   return Math.floor(HYBRID_DENSE_BUDGET / Math.max(1, dim));
