@@ -69,11 +69,13 @@ export const HYBRID_THRESHOLD_MAX_RECORDS = 200;
  * is the candidates' and may miss records; vector-set.ts then scans exactly instead when
  * the scan costs at most this many units of exactScanCost(). On this 2-core VM a hybrid
  * exact scan took ~2.5–3 ns a unit (bench/hybrid-recall.ts's exact-scan p50s: 19k records
- * × 8-d 2.1–2.9 ms, 50k × 8-d 5.6–5.8 ms, 19k × 64-d 3.8–4.0 ms, 50k × 32-d 9.1 ms), so
- * this allows ~5–6 ms. The bench's namespaces (100k and 10k records at 384-d) are far
- * above it: their unbounded queries keep the candidates' answer, whose recall is measured.
+ * × 8-d 2.1–3.0 ms, 50k × 8-d 5.6–5.9 ms, 19k × 64-d 3.8–4.0 ms), so this allows ~2.5–3 ms.
+ * The bench's namespaces (100k × 384-d, 10k × 128-d) are above it: their unbounded queries
+ * keep the candidates' answer, whose recall is measured. (At 2M units the small bench's
+ * hybrid queries could take the scan; its hybrid p50 went from 1.20× to 1.75× a dense
+ * query's, with recall 1.0 either way.)
  */
-export const HYBRID_EXACT_FALLBACK_COST = 2_000_000;
+export const HYBRID_EXACT_FALLBACK_COST = 1_000_000;
 
 /** The cost of an exact hybrid scan in units of HYBRID_EXACT_FALLBACK_COST: dense dimensions plus a per-record overhead, and the query's postings. */
 export function exactScanCost(records: number, dim: number, postings: number): number {
@@ -85,14 +87,15 @@ export function exactScanCost(records: number, dim: number, postings: number): n
  * grow this many times over and step 2 is tried again, while candidates × dimensions stay
  * within HYBRID_DENSE_BUDGET (maxDenseCandidates()). Measured with bench/hybrid-recall.ts
  * (60 queries, topK 10; README "Search engine"): at 50k records × 8-d, recall@10 went from
- * 0.757 (step 2 ran on 3 of 60 queries) to 0.977 (54 of 60), p50 0.94 → 3.57 ms (an exact
- * scan: 7.12); at 19k × 8-d, 0.897 → 0.990, 0.62 → 1.61 ms (2.70). At 384-d the budget
- * allows no growth, so the bench's namespaces
- * answer as before: growing their 100 candidates to 400 cost ~1 ms a query there (4.7× a
- * dense query's time at 20k records, bench/sparse-engine.ts) for recall 0.9985 → 1.0.
+ * 0.757 (step 2 ran on 3 of 60 queries) to 0.972 (49 of 60), p50 0.64 → 2.79 ms (an exact
+ * scan: 5.85); at 19k × 8-d, 0.897 → 0.990, 0.64 → 1.83 ms (3.03). At 128-d and more the
+ * budget allows no growth, so the bench's namespaces answer as before: growing their 100
+ * candidates to 400 cost ~1 ms a query at 384-d (4.7× a dense query's time at 20k records,
+ * bench/sparse-engine.ts) for recall 0.9985 → 1.0, and at 51,200 (one growth at 128-d) the
+ * small bench's hybrid p50 rose from 1.20× to 1.75× a dense query's, at recall 1.0 before too.
  */
 export const HYBRID_DENSE_GROWTH = 4;
-export const HYBRID_DENSE_BUDGET = 51_200;
+export const HYBRID_DENSE_BUDGET = 25_600;
 
 export interface HybridSources {
   /** The graph's best `n` labels by dense score (fewer only when it cannot find n). */
@@ -252,9 +255,9 @@ function addDense(batch: Batch, s: HybridSources, fromGraph: readonly number[], 
 
 /**
  * The most dense candidates step 3 may ask the graph for: as many as keep candidates ×
- * dimensions within HYBRID_DENSE_BUDGET (a graph walk's cost grows with both). At 384-d
- * that is 133, under the first growth (100 to 400 for topK 10), so step 3 never runs
- * there (the bench's figures); at 8-d up to 6,400.
+ * dimensions within HYBRID_DENSE_BUDGET (a graph walk's cost grows with both). At 128-d
+ * that is 200, under the first growth (100 to 400 for topK 10), so step 3 never runs there
+ * or above (the bench's figures); at 8-d up to 3,200.
  */
 export function maxDenseCandidates(dim: number): number {
   return Math.floor(HYBRID_DENSE_BUDGET / Math.max(1, dim));
