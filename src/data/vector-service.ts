@@ -18,6 +18,7 @@ import {
   LIST_LIMIT_MAX,
   MAX_CANDIDATES_MAX,
   TOP_K_MAX,
+  VECTOR_ID_MAX_LENGTH,
 } from '../limits.js';
 import type { IndexRegistry } from './index-registry.js';
 import { checkFilterable } from './filterable-fields.js';
@@ -223,6 +224,10 @@ export class VectorService {
   list(index: IndexRow, query: Record<string, unknown>): { namespace: string; page: Page<string> } {
     const namespace = namespaceOf(query.namespace);
     const prefix = optionalString(query.prefix, 'prefix');
+    // Longer than any id, it could match none (Pinecone refuses it too).
+    if (prefix !== undefined && prefix.length > VECTOR_ID_MAX_LENGTH) {
+      throw invalid(`prefix must be at most ${VECTOR_ID_MAX_LENGTH} characters (the longest an id is), got ${prefix.length}`);
+    }
     const limit = query.limit === undefined ? LIST_LIMIT_DEFAULT : queryInteger(query.limit, 'limit', 1, LIST_LIMIT_MAX);
     const scope = scopeHash('list', index.id, namespace, prefix ?? '');
     const token = optionalString(query.paginationToken, 'paginationToken');

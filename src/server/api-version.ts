@@ -23,10 +23,12 @@ export function resolveVersion(
   plane: 'control' | 'data',
 ): ApiVersion {
   let raw: string | undefined;
+  let sentIn = '';
   for (const name of VERSION_HEADERS) {
     const value = headers[name];
     if (value !== undefined) {
       raw = Array.isArray(value) ? value[0] : value;
+      sentIn = name;
       break;
     }
   }
@@ -40,12 +42,15 @@ export function resolveVersion(
   const value = raw.trim();
   if (!(SUPPORTED_VERSIONS as readonly string[]).includes(value)) {
     throw invalid(
-      `Unsupported API version ${show(value)} in X-Service-Api-Version; ` +
+      `Unsupported API version ${show(value)} in ${headerName(sentIn)}; ` +
         `supported versions are ${SUPPORTED_VERSIONS.join(', ')} (current ${CURRENT_VERSION})`,
     );
   }
   return value as ApiVersion;
 }
+
+/** A lower-case header name as clients write it: x-pinecone-api-version → X-Pinecone-Api-Version. */
+const headerName = (name: string): string => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
 
 /** Versions from 2025-04 on name the default namespace "__default__" (decision 5). */
 export const namesDefaultNamespace = (version: ApiVersion): boolean => version >= '2025-04';

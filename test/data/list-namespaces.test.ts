@@ -112,6 +112,13 @@ describe('data plane: list and namespaces', () => {
       });
     }
 
+    it('a prefix longer than an id can be (512) is a 400; 512 characters are listed', async () => {
+      assertDataError(await list({ namespace: 'many', prefix: 'i'.repeat(513) }), 400, /prefix must be at most 512 characters/);
+      const res = await list({ namespace: 'many', prefix: 'i'.repeat(512) });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(ids(res), []);
+    });
+
     it('a malformed token or one of another listing is a 400', async () => {
       const first = await list({ namespace: 'many', limit: '3' });
       const token = first.body.pagination.next;

@@ -144,9 +144,11 @@ describe('authentication and versions', () => {
       }
     });
 
-    it('reads the alias (an unknown version in X-Pinecone-Api-Version is 400)', async () => {
+    it('reads the alias (an unknown version in X-Pinecone-Api-Version is 400 naming that header)', async () => {
       const res = await api(server, 'GET', '/indexes', { version: '2023-01', versionHeader: 'X-Pinecone-Api-Version' });
-      assertError(res, 400, 'INVALID_ARGUMENT', ['2026-04']);
+      assertError(res, 400, 'INVALID_ARGUMENT', ['2026-04', 'in X-Pinecone-Api-Version;']);
+      const main = await api(server, 'GET', '/indexes', { version: '2023-01' });
+      assertError(main, 400, 'INVALID_ARGUMENT', ['in X-Service-Api-Version;']);
     });
 
     it('the alias works for create (what the official clients send)', async () => {
