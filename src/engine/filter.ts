@@ -354,22 +354,11 @@ export function compileFilter(node: FilterNode): Predicate {
       const eq = equals(node.value);
       return onField(node.field, (v) => !eq(v), true);
     }
-    case 'gt': {
-      const x = node.value;
-      return onField(node.field, (v) => typeof v === 'number' && v > x, false);
-    }
-    case 'gte': {
-      const x = node.value;
-      return onField(node.field, (v) => typeof v === 'number' && v >= x, false);
-    }
-    case 'lt': {
-      const x = node.value;
-      return onField(node.field, (v) => typeof v === 'number' && v < x, false);
-    }
-    case 'lte': {
-      const x = node.value;
-      return onField(node.field, (v) => typeof v === 'number' && v <= x, false);
-    }
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
+      return onField(node.field, inRange(node.kind, node.value), false);
     case 'in':
       return onField(node.field, member(node.values), false);
     case 'nin': {
@@ -383,10 +372,11 @@ export function compileFilter(node: FilterNode): Predicate {
   }
 }
 
-type ValueTest = (value: MetadataValue) => boolean;
+/** Whether one field's value matches an operator (the reference's per-value tests, also used by metadata/sparse-field.ts). */
+export type ValueTest = (value: MetadataValue) => boolean;
 
 /** `x === value`, or some element of a list `=== value` (lists hold only strings). */
-function equals(value: FilterScalar): ValueTest {
+export function equals(value: FilterScalar): ValueTest {
   if (typeof value !== 'string') return (v) => v === value;
   return (v) => {
     if (v === value) return true;
@@ -396,7 +386,22 @@ function equals(value: FilterScalar): ValueTest {
   };
 }
 
-function member(values: readonly (string | number)[]): ValueTest {
+/** A number within the range (numbers only: a string or list never matches). */
+export function inRange(op: 'gt' | 'gte' | 'lt' | 'lte', x: number): ValueTest {
+  switch (op) {
+    case 'gt':
+      return (v) => typeof v === 'number' && v > x;
+    case 'gte':
+      return (v) => typeof v === 'number' && v >= x;
+    case 'lt':
+      return (v) => typeof v === 'number' && v < x;
+    case 'lte':
+      return (v) => typeof v === 'number' && v <= x;
+  }
+}
+
+/** `$in`: the value, or (lists) some element, is one of `values`. */
+export function member(values: readonly (string | number)[]): ValueTest {
   // Set.has uses SameValueZero: "1" and 1 stay distinct, booleans are never members.
   const set: ReadonlySet<unknown> = new Set<string | number>(values);
   const anyString = values.some((x) => typeof x === 'string');

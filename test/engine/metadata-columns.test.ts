@@ -7,7 +7,8 @@ import { describe, it } from 'node:test';
 import { compileFilter, parseFilterNode, type Metadata, type MetadataValue } from '../../src/engine/filter.js';
 import { Bitmap } from '../../src/engine/metadata/bitmap.js';
 import { MAX_SHAPE_KEYS, MAX_SHAPES } from '../../src/engine/metadata/key-shapes.js';
-import { MAX_INDEXED_VALUES, METADATA_IN_STORE, MetadataColumns } from '../../src/engine/metadata/metadata-columns.js';
+import { METADATA_IN_STORE, MetadataColumns } from '../../src/engine/metadata/metadata-columns.js';
+import { MAX_INDEXED_VALUES } from '../../src/engine/metadata/value-postings.js';
 import { prng } from '../helpers/prng.js';
 
 const STRINGS = ['a', 'b', 'c', '1', 'true', '', 'say "hi" \\ é\u2028'];
@@ -119,11 +120,14 @@ function assertMatchesReference(columns: MetadataColumns, model: Map<number, Met
 }
 
 describe('MetadataColumns', () => {
-  it('equals the reference evaluator on every operator after random writes, replaces and removes', () => {
+  // Capacity 32: the columns grow several times during the run, and its fields turn dense
+  // early. 65,536: 300 labels never make a field dense (field-column.ts), so every field
+  // stays sparse.
+  for (const capacity of [32, 65_536]) {
+  it(`equals the reference evaluator on every operator after random writes, replaces and removes (capacity ${capacity})`, () => {
     for (const seed of [1, 2, 3, 4, 5]) {
       const rand = prng(seed);
-      // Start small so the columns grow several times during the run.
-      const columns = new MetadataColumns(32);
+      const columns = new MetadataColumns(capacity);
       const model = new Map<number, Metadata | undefined>();
       for (let step = 0; step < 600; step++) {
         const label = Math.floor(rand() * 300);
@@ -135,10 +139,10 @@ describe('MetadataColumns', () => {
     }
   });
 
-  it('prints each record as JSON.stringify prints it as written (key order, list order and repeats) after random writes', () => {
+  it(`prints each record as JSON.stringify prints it as written (key order, list order and repeats) after random writes (capacity ${capacity})`, () => {
     for (const seed of [8, 9, 10]) {
       const rand = prng(seed);
-      const columns = new MetadataColumns(32);
+      const columns = new MetadataColumns(capacity);
       const model = new Map<number, Metadata | undefined>();
       for (let step = 0; step < 3000; step++) {
         const label = Math.floor(rand() * 250);
@@ -150,6 +154,59 @@ describe('MetadataColumns', () => {
         assert.equal(columns.metadataJson(label), expected && JSON.stringify(expected), `seed ${seed} label ${label}`);
       }
     }
+  });
+  }
+
+  it('keeps a field sparse while few labels hold it and dense once many do, both ways, with the same answers', () => {
+    const rand = prng(31);
+    const columns = new MetadataColumns(32);
+    const model = new Map<number, Metadata | undefined>();
+    const check = (context: string): void => {
+      for (let f = 0; f < 40; f++) {
+        // A random condition (one field each), on `mixed`.
+        const [condition] = Object.values(randomCondition(rand) as Record<string, Json>);
+        assertMatchesReference(columns, model, { mixed: condition }, context);
+      }
+      for (const [label, m] of model) assert.equal(columns.metadataJson(label), m && JSON.stringify(m), `${context}: label ${label}`);
+    };
+    const give = (label: number): void => write(columns, model, label, { mixed: randomValue(rand, 'mixed'), [`own${label}`]: label });
+    // 40 holders at capacity 64: dense.
+    for (let label = 0; label < 40; label++) give(label);
+    assert.equal(columns.formOf('mixed'), 'dense');
+    assert.equal(columns.formOf('own7'), 'sparse');
+    check('dense after 40 sets');
+    // The namespace grows to 32,768 labels: 41 holders are too few, sparse again.
+    give(20_000);
+    assert.equal(columns.formOf('mixed'), 'sparse');
+    check('sparse after growing');
+    // 600 holders of 32,768 (more than one in 64): dense.
+    for (let label = 100; label < 700; label++) give(label);
+    assert.equal(columns.formOf('mixed'), 'dense');
+    check('dense again');
+    // Removes and replaces without the field down to 100 holders (fewer than one in 256): sparse.
+    for (let label = 100; label < 700; label++) {
+      if (model.size <= 100) break;
+      write(columns, model, label, rand() < 0.5 ? 'remove' : { other: label });
+    }
+    assert.equal(columns.formOf('mixed'), 'sparse');
+    check('sparse after removes');
+  });
+
+  it('takes memory in proportion to the records when every record has field names of its own', () => {
+    // Before fields could be sparse, each field had arrays over the whole namespace: 8,000
+    // such records took 800 MB of array buffers, and quadratic time.
+    const columns = new MetadataColumns();
+    const before = process.memoryUsage().arrayBuffers;
+    for (let label = 0; label < 8000; label++) columns.set(label, { [`a${label}`]: label, [`b${label}`]: `s${label}` });
+    for (let label = 0; label < 8000; label += 2) columns.remove(label);
+    const grown = process.memoryUsage().arrayBuffers - before;
+    assert.ok(grown < 20e6, `array buffers grew ${grown} bytes`);
+    assert.deepEqual(labelsOf(columns.evaluate(parseFilterNode({ a7: 7 }))), [7]);
+    assert.deepEqual(labelsOf(columns.evaluate(parseFilterNode({ a8: 8 }))), []);
+    assert.equal(columns.evaluate(parseFilterNode({ b7: { $exists: false } })).count(), 3999);
+    // Shapes are numbered up to MAX_SHAPES; the later records' metadata is read from the store.
+    assert.equal(columns.metadataJson(7), JSON.stringify({ a7: 7, b7: 's7' }));
+    assert.equal(columns.metadataJson(7999), METADATA_IN_STORE);
   });
 
   it('with a field subset, rebuilds the records whose fields all have columns and sends the rest to the store', () => {
