@@ -57,10 +57,18 @@ export function parseJsonBody(bytes: Uint8Array, vectors?: VectorsAt): unknown {
     if (taken !== undefined) return mayHoldProtoKey(taken[0]) ? secureParse(buf) : withVectors(taken, vectors === 'query');
     if (buf.indexOf(BACKSLASH) !== -1 || mayHoldProtoKey(buf)) return secureParse(buf);
     return JSON.parse(buf.toString('latin1'));
-  } catch {
+  } catch (err) {
+    // secure-json-parse's refusal of valid JSON (the same message for both keys) said as what it is.
+    if ((err as Error).message === FORBIDDEN_KEY) throw new ApiError('INVALID_ARGUMENT', FORBIDDEN_KEY_BODY);
     throw new ApiError('INVALID_ARGUMENT', `request body is not valid JSON: ${INVALID_JSON_BODY}`);
   }
 }
+
+/** secure-json-parse's message for a key it refuses (protoAction and constructorAction 'error'). */
+const FORBIDDEN_KEY = 'Object contains forbidden prototype property';
+/** Our answer to it. */
+export const FORBIDDEN_KEY_BODY =
+  'request body holds a "__proto__" key, or a "constructor" key whose value holds "prototype": no body may hold either, at any depth';
 
 /** Whether JSON text without backslashes may spell a key secure-json-parse refuses. */
 function mayHoldProtoKey(text: Buffer | string): boolean {

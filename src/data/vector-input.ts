@@ -209,6 +209,10 @@ export function metadataOf(v: unknown, field: string): Metadata | undefined {
   const out: Metadata = {};
   for (const [key, value] of Object.entries(obj)) {
     if (key.startsWith('$')) throw invalid(`${field} key ${show(key)} must not start with '$'`);
+    // Refused in every body by the JSON parser (json-body.ts); a bulk import's metadata
+    // column reaches here through JSON.parse, which keeps it as a key, and `out[key] =`
+    // would set out's prototype instead: the key would vanish without a word.
+    if (key === '__proto__') throw invalid(`${field} key "__proto__" is not accepted (no body may hold it)`);
     out[key] = metadataValue(value, `${field}.${key}`);
   }
   const bytes = Buffer.byteLength(JSON.stringify(out));

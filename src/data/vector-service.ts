@@ -329,7 +329,7 @@ export class VectorService {
       checkFilterable(index, filter);
       const matching = await this.registry.engine.count(index.id, filter, this.lsn(index));
       counts.clear();
-      for (const [ns, n] of Object.entries(matching)) if (n > 0) counts.set(ns, n);
+      for (const [ns, n] of matching) if (n > 0) counts.set(ns, n);
     }
     return { counts, total };
   }

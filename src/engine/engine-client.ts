@@ -123,7 +123,7 @@ export class EngineClient {
     return this.shardFor(indexId).query(indexId, query, minSeq);
   }
 
-  count(indexId: string, filter: FilterNode, minSeq: number): Promise<Record<string, number>> {
+  count(indexId: string, filter: FilterNode, minSeq: number): Promise<[string, number][]> {
     return this.shardFor(indexId).count(indexId, filter, minSeq);
   }
 

@@ -136,10 +136,9 @@ export class EngineIndex {
     });
   }
 
-  count(filter: FilterNode): Record<string, number> {
-    const out: Record<string, number> = {};
-    for (const [ns, set] of this.namespaces) out[ns] = set.count(filter);
-    return out;
+  /** Per namespace, the records matching `filter`, as [namespace, count] pairs. */
+  count(filter: FilterNode): [string, number][] {
+    return [...this.namespaces].map(([ns, set]) => [ns, set.count(filter)]);
   }
 
   /** Ids of the namespace's records matching `filter` (all without one), unordered. */

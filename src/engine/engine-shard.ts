@@ -169,7 +169,7 @@ export class EngineShard {
     return result;
   }
 
-  count(indexId: string, filter: FilterNode, minSeq: number): Promise<Record<string, number>> {
+  count(indexId: string, filter: FilterNode, minSeq: number): Promise<[string, number][]> {
     return this.call({ op: 'count', indexId, filter, minSeq }, (r) => (r.op === 'count' ? r.result : undefined));
   }
 

@@ -98,7 +98,8 @@ export interface EngineCalls {
    */
   query: { args: { indexId: string; query: EngineQuery; minSeq: number }; result: QueryAnswer };
   /** Records per namespace matching a filter (stats of pod indexes). */
-  count: { args: { indexId: string; filter: FilterNode; minSeq: number }; result: Record<string, number> };
+  // Pairs, not an object keyed by namespace: a namespace may be named __proto__.
+  count: { args: { indexId: string; filter: FilterNode; minSeq: number }; result: [string, number][] };
   /**
    * Ids of the namespace's records matching a filter (every record without one), from
    * the metadata columns: fetch_by_metadata and update/delete by filter use it instead of

@@ -9,6 +9,7 @@ import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_PARAM_LENGTH } from '../limits.
 import { registerAuth } from './auth.js';
 import type { Config } from '../config.js';
 import { readRestOfBody, registerBodyDrain } from './body-drain.js';
+import { FORBIDDEN_KEY_BODY } from '../data/json-body.js';
 import { registerHttpMetrics } from './http-metrics.js';
 import { openApiOptions } from './openapi.js';
 import { registerRequestLog } from './request-log.js';
@@ -82,7 +83,14 @@ export async function buildApp(
     // Kept for the 2 MB upsert rule, which counts the bytes the client sent.
     request.bodyBytes = Buffer.byteLength(body as string);
     if (body === '') done(null, {});
-    else parseJson(request, body as string, done);
+    else {
+      parseJson(request, body as string, (err, value) => {
+        // Valid JSON refused all the same holds a key secure-json-parse forbids: say so
+        // (Fastify's error calls it invalid JSON), in the plane's code for a body it cannot take.
+        if (err && isJson(body as string)) done(new ApiError(planeOf(request.url) === 'data' ? 'INVALID_ARGUMENT' : 'UNPROCESSABLE_ENTITY', FORBIDDEN_KEY_BODY));
+        else done(err, value);
+      });
+    }
   });
 
   app.addHook('onRequest', syncHook((request, reply) => {
@@ -125,6 +133,15 @@ export async function buildApp(
   unimplementedRoutes(app, ctx);
   void app.register(consoleRoutes);
   return app;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 class QuietRequestLog extends LogController {

@@ -566,11 +566,18 @@ describe('data plane: query', () => {
       const host = hosts.cosine;
       const viaUpdate = await dp(server, host, 'POST', '/vectors/update', { rawBody: '{"vector": [1, 0' });
       assert.equal(viaUpdate.status, 400);
-      for (const rawBody of ['{"vector": [1, 0', '{"vector":[1,0,0,0],"topK":5', '{"vector":[1,0,0,0] .5,"topK":5}', '{"vector":[1,0,0,0],"topK":5,"__proto__":{"x":1}}']) {
+      for (const rawBody of ['{"vector": [1, 0', '{"vector":[1,0,0,0],"topK":5', '{"vector":[1,0,0,0] .5,"topK":5}']) {
         const res = await dp(server, host, 'POST', '/query', { rawBody });
         assertDataError(res, 400);
         assert.equal(res.body.message, viaUpdate.body.message, rawBody);
       }
+      // A key no body may hold: the same answer as on the update route, which says so.
+      const poisoned = '{"vector":[1,0,0,0],"topK":5,"__proto__":{"x":1}}';
+      const poisonedUpdate = await dp(server, host, 'POST', '/vectors/update', { rawBody: poisoned });
+      assertDataError(poisonedUpdate, 400, /__proto__/);
+      const poisonedQuery = await dp(server, host, 'POST', '/query', { rawBody: poisoned });
+      assertDataError(poisonedQuery, 400);
+      assert.equal(poisonedQuery.body.message, poisonedUpdate.body.message);
       // An empty body means {} (decision 13): refused for what it lacks, not as JSON.
       assertDataError(await dp(server, host, 'POST', '/query', { rawBody: '' }), 400, /topK/);
       // Spaces, exponents and 17 digits: the same answer as the body JSON.stringify prints.

@@ -136,6 +136,25 @@ describe('data plane: upsert and fetch', () => {
       assert.equal(s.body.namespaces.thousand.vectorCount, 1000);
     });
 
+    it('an id and a namespace named __proto__ (or constructor) are keys like any other in fetch, fetch_by_metadata and stats', async () => {
+      const ids = ['__proto__', 'constructor', 'plain'];
+      for (const ns of ['protos', '__proto__']) {
+        await upsert(server, euc, ids.map((id, i) => ({ id, values: [i + 1, 2, 3], metadata: { kind: 'proto' } })), ns);
+        // Before, a plain {} took the "__proto__" record as its prototype: it vanished, and
+        // every other record's values printed as {"text": ...}.
+        for (const v of [await fetchMap(server, euc, ids, ns), (await dp(server, euc, 'POST', '/vectors/fetch_by_metadata', { body: { filter: { kind: 'proto' }, namespace: ns } })).body.vectors]) {
+          assert.deepEqual(Object.keys(v).sort(), [...ids].sort(), ns);
+          ids.forEach((id, i) => assert.deepEqual(v[id].values, [i + 1, 2, 3], `${ns} ${id}`));
+        }
+      }
+      const s = await stats(server, euc);
+      assert.equal(s.body.namespaces.__proto__.vectorCount, 3);
+      assert.equal(Object.hasOwn(s.body.namespaces, '__proto__'), true);
+      let sum = 0;
+      for (const ns of Object.keys(s.body.namespaces)) sum += s.body.namespaces[ns].vectorCount;
+      assert.equal(sum, s.body.totalVectorCount);
+    });
+
     it('all-zero values are fine on euclidean and dotproduct indexes', async () => {
       await upsert(server, euc, [{ id: 'zero', values: [0, 0, 0] }], 'zeros');
       await upsert(server, dot, [{ id: 'zero', values: [0, 0, 0] }], 'zeros');
@@ -291,6 +310,19 @@ describe('data plane: upsert and fetch', () => {
     it('a body that is not JSON is a data-plane 400', async () => {
       const res = await dp(server, cos, 'POST', '/vectors/upsert', { rawBody: '{"vectors": [' });
       assertDataError(res, 400);
+    });
+
+    it('a "__proto__" key anywhere in a body is a 400 that says so, on every route', async () => {
+      const routes: [string, string][] = [
+        ['/vectors/upsert', '{"vectors":[{"id":"m","values":[1,2,3],"metadata":{"__proto__":"x"}}]}'],
+        ['/query', '{"vector":[1,2,3],"topK":1,"filter":{"__proto__":"x"}}'],
+        ['/vectors/update', '{"id":"m","setMetadata":{"\\u005f_proto__":"x"}}'],
+        ['/vectors/fetch_by_metadata', '{"filter":{"a":{"constructor":{"prototype":{"x":1}}}}}'],
+      ];
+      for (const [path, rawBody] of routes) {
+        const res = await dp(server, cos, 'POST', path, { rawBody });
+        assertDataError(res, 400, /"__proto__" key, or a "constructor" key whose value holds "prototype"/);
+      }
     });
   });
 

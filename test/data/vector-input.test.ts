@@ -3,7 +3,7 @@
 // answers and the same refusals, and typed arrays are kept rather than copied.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { sparseValues } from '../../src/data/vector-input.js';
+import { metadataOf, sparseValues } from '../../src/data/vector-input.js';
 import { ApiError } from '../../src/errors.js';
 
 /** The outcome of sparseValues(): its answer as plain arrays, or the refusal's message. */
@@ -51,5 +51,14 @@ describe('sparseValues', () => {
     const copied = sparseValues({ indices: [3, 8], values: [0.25, 4] }, 'v');
     assert.ok(copied?.indices instanceof Uint32Array && copied.values instanceof Float32Array);
     assert.deepEqual(Array.from(copied.indices), [3, 8]);
+  });
+});
+
+describe('metadataOf', () => {
+  it('refuses a "__proto__" key, which JSON.parse keeps (a bulk import\'s metadata column), instead of dropping it', () => {
+    for (const text of ['{"__proto__":["a"],"b":1}', '{"b":1,"__proto__":"x"}']) {
+      assert.throws(() => metadataOf(JSON.parse(text), 'metadata'), (err: unknown) => err instanceof ApiError && /metadata key "__proto__"/.test(err.message), text);
+    }
+    assert.deepEqual(metadataOf(JSON.parse('{"constructor":"c","toString":["t"]}'), 'metadata'), { constructor: 'c', toString: ['t'] });
   });
 });

@@ -103,7 +103,7 @@ for (const [name, factor] of [['graph forced', 0], ['default planner', undefined
         const all = engine.query({ namespace: ns, topK: 10_000, dense, filter, includeValues: false, includeMetadata: false });
         assert.deepEqual(all.map((m) => m.id).sort(), matching.map((r) => r.id).sort(), `${where}: match set`);
         assert.deepEqual(engine.matchingIds(ns, filter).sort(), matching.map((r) => r.id).sort(), `${where}: matching ids`);
-        assert.equal(engine.count(filter)[ns] ?? 0, matching.length, `${where}: count`);
+        assert.equal(new Map(engine.count(filter)).get(ns) ?? 0, matching.length, `${where}: count`);
       }
     });
   });

@@ -14,7 +14,7 @@ import { storageEffect } from '../disk-guard.js';
 import { QuietRelease } from '../../engine/worker/quiet-release.js';
 import { projectOf, versionOf } from '../request-context.js';
 import { bulkImportRoutes } from './bulk-imports.js';
-import { displayNamespace, recordJson } from '../serializers/vector-json.js';
+import { displayNamespace, recordJson, recordsById } from '../serializers/vector-json.js';
 import { jsonBytes, JsonText } from '../serializers/json-text.js';
 import { queryAnswerJson } from '../serializers/query-json.js';
 import { documentedOnly } from '../doc-schema.js';
@@ -163,8 +163,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
       plane.get('/vectors/fetch', documentedOnly({ querystring: doc.fetchQuery }), async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply) => {
         const lsn = vectors.lsn(indexOf(request));
         const { namespace, records } = vectors.fetch(indexOf(request), request.query.ids, request.query.namespace);
-        const out: Record<string, unknown> = {};
-        for (const r of records) out[r.id] = recordJson(r);
+        const out = recordsById(records);
         reply.header(MAX_INDEXED_LSN_HEADER, lsn);
         return sendCapped(
           reply,
@@ -180,8 +179,7 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
           request.body ?? {},
           versionOf(request) === '2026-07',
         );
-        const out: Record<string, unknown> = {};
-        for (const r of page.items) out[r.id] = recordJson(r);
+        const out = recordsById(page.items);
         const body: Record<string, unknown> = {
           vectors: out,
           namespace: displayNamespace(namespace, versionOf(request)),
@@ -247,7 +245,8 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
         const lsn = vectors.lsn(index); // before the (possibly engine) read: see /query
         const { counts, total } = await vectors.stats(index, request.body ?? undefined);
         reply.header(MAX_INDEXED_LSN_HEADER, lsn);
-        const namespaces: Record<string, unknown> = {};
+        // No prototype: a namespace may be named __proto__ (a plain {} would take it as its prototype).
+        const namespaces: Record<string, unknown> = Object.create(null);
         for (const [ns, n] of counts) {
           namespaces[displayNamespace(ns, versionOf(request))] = { vectorCount: n, recordCount: n };
         }

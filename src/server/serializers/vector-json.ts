@@ -17,6 +17,18 @@ export function recordJson(r: StoredRecord): Record<string, unknown> {
   return out;
 }
 
+/**
+ * Records keyed by id (fetch's `vectors`), without a prototype: an id may be "__proto__",
+ * which on a plain {} would replace the object's prototype instead of adding a key (the
+ * record vanished, and jsonBytes no longer walked the object, printing every other
+ * record's values as {"text": ...}).
+ */
+export function recordsById(records: readonly StoredRecord[]): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null);
+  for (const r of records) out[r.id] = recordJson(r);
+  return out;
+}
+
 /** The default namespace is "__default__" from 2025-04 on and "" before (decision 5). */
 export const displayNamespace = (ns: string, version: ApiVersion): string =>
   ns === '' && namesDefaultNamespace(version) ? '__default__' : ns;
