@@ -193,7 +193,7 @@ export class VectorService {
     index: IndexRow,
     body: unknown,
     filterRequired: boolean,
-  ): Promise<{ namespace: string; page: Page<StoredRecord> }> {
+  ): Promise<{ namespace: string; page: Page<StoredRecord>; tokenAfter: (id: string) => string }> {
     const obj = requireObject(body, 'request body');
     const namespace = namespaceOf(obj.namespace);
     const node = filterRequired ? requireFilterNode(obj.filter) : filterNodeOf(obj.filter);
@@ -206,19 +206,22 @@ export class VectorService {
     const token = optionalString(obj.paginationToken, 'paginationToken');
     const after = token === undefined || token === '' ? undefined : decodePageToken(token, scope);
     const store = this.registry.store(index);
+    // A page cut short (the HTTP layer's response cap) goes on after its last record: the
+    // items are in id order.
+    const tokenAfter = (id: string): string => encodePageToken(id, scope);
     // One more than the page: its presence means another page.
     if (node === undefined) {
       // No filter (before 2026-07): the store's id-ordered scan is the page.
       const rows = store.scan(namespace, after, limit + 1);
       const items = rows.slice(0, limit);
-      return { namespace, page: { items, next: rows.length > limit ? encodePageToken(items[limit - 1].id, scope) : undefined } };
+      return { namespace, page: { items, next: rows.length > limit ? tokenAfter(items[limit - 1].id) : undefined }, tokenAfter };
     }
     const ids = await this.registry.engine.ids(index.id, namespace, node, this.lsn(index), { after, limit: limit + 1 });
     const more = ids.length > limit;
     const predicate = compileFilter(node);
     const items = store.fetch(namespace, ids.slice(0, limit)).filter((r) => predicate(r.metadata));
-    const next = more ? encodePageToken(ids[limit - 1], scope) : undefined;
-    return { namespace, page: { items, next } };
+    const next = more ? tokenAfter(ids[limit - 1]) : undefined;
+    return { namespace, page: { items, next }, tokenAfter };
   }
 
   list(index: IndexRow, query: Record<string, unknown>): { namespace: string; page: Page<string> } {

@@ -1,5 +1,6 @@
-// The response cap (DESIGN.md decision 13): a query, fetch or fetch_by_metadata whose
-// answer would exceed CONIFER_MAX_RESPONSE_BYTES is a 400 that says what to lower.
+// The response cap (DESIGN.md decision 13): a query or fetch whose answer would exceed
+// CONIFER_MAX_RESPONSE_BYTES is a 400 that says what to lower; fetch_by_metadata, which is
+// paged, answers a shorter page instead.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, removeDir, type TestServer } from '../helpers/server.js';
@@ -64,12 +65,29 @@ describe('data plane: response cap (2048 bytes)', () => {
     assert.equal(one.body.vectors.v3.values.length, 16);
   });
 
-  it('fetch_by_metadata over the cap is a 400 naming limit', async () => {
-    const res = await dp(server, host, 'POST', '/vectors/fetch_by_metadata', { body: { filter: { i: { $gte: 0 } }, limit: 20 } });
-    assertDataError(res, 400, /limit/);
-    const small = await dp(server, host, 'POST', '/vectors/fetch_by_metadata', { body: { filter: { i: { $gte: 0 } }, limit: 1 } });
-    assert.equal(small.status, 200, small.text);
-    assert.ok(small.body.pagination?.next);
+  it('fetch_by_metadata over the cap answers a shorter page and pages on: every record once', async () => {
+    const seen: string[] = [];
+    let token: string | undefined;
+    let pages = 0;
+    do {
+      const res = await dp(server, host, 'POST', '/vectors/fetch_by_metadata', { body: { filter: { i: { $gte: 0 } }, limit: 20, paginationToken: token } });
+      assert.equal(res.status, 200, res.text);
+      assert.ok(Buffer.byteLength(res.text) <= 2048, `${Buffer.byteLength(res.text)} bytes`);
+      const got = Object.keys(res.body.vectors);
+      assert.ok(got.length > 0 && got.length < 20, `page ${pages}: ${got.length} records`);
+      for (const id of got) assert.equal(res.body.vectors[id].values.length, 16);
+      seen.push(...got);
+      token = res.body.pagination?.next;
+      pages++;
+    } while (token && pages < 20);
+    assert.deepEqual([...seen].sort(), [...ids].sort());
+    assert.ok(pages > 1);
+  });
+
+  it('fetch_by_metadata of one record over the cap is a 400 saying so', async () => {
+    await upsert(server, host, [{ id: 'wide', values: zero.map((_, j) => j + 1), metadata: { i: -1, pad: 'p'.repeat(2100) } }], 'wide');
+    const res = await dp(server, host, 'POST', '/vectors/fetch_by_metadata', { body: { filter: { i: -1 }, namespace: 'wide' } });
+    assertDataError(res, 400, /one record alone is over it/);
   });
 
   it('list is not affected (ids only, at most 100)', async () => {

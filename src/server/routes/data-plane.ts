@@ -174,20 +174,29 @@ export function dataPlaneRoutes(app: FastifyInstance, ctx: ServerContext, vector
 
       plane.post('/vectors/fetch_by_metadata', documentedOnly({ body: doc.fetchByMetadataBody }), async (request, reply) => {
         const lsn = vectors.lsn(indexOf(request));
-        const { namespace, page } = await vectors.fetchByMetadata(
+        const { namespace, page, tokenAfter } = await vectors.fetchByMetadata(
           indexOf(request),
           request.body ?? {},
           versionOf(request) === '2026-07',
         );
-        const out = recordsById(page.items);
-        const body: Record<string, unknown> = {
-          vectors: out,
-          namespace: displayNamespace(namespace, versionOf(request)),
-          usage: USAGE,
+        const ns = displayNamespace(namespace, versionOf(request));
+        /** The answer with the page's first `n` records, and a token for the rest. */
+        const answer = (n: number): Buffer => {
+          const next = n < page.items.length ? tokenAfter(page.items[n - 1].id) : page.next;
+          const body: Record<string, unknown> = { vectors: recordsById(page.items.slice(0, n)), namespace: ns, usage: USAGE };
+          if (next) body.pagination = { next };
+          return jsonBytes(body);
         };
-        if (page.next) body.pagination = { next: page.next };
+        // A page is paged: over the response cap it is cut short (a client cannot tell
+        // which limit fits) rather than refused; only a single record over it is refused.
+        let n = page.items.length;
+        let payload = answer(n);
+        while (payload.byteLength > cap && n > 1) {
+          n = Math.max(1, Math.min(n - 1, Math.floor((n * cap * 0.95) / payload.byteLength)));
+          payload = answer(n);
+        }
         reply.header(MAX_INDEXED_LSN_HEADER, lsn);
-        return sendCapped(reply, jsonBytes(body), 'lower limit');
+        return sendCapped(reply, payload, 'one record alone is over it');
       });
 
       plane.get('/vectors/list', documentedOnly({ querystring: doc.listQuery }), async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply) => {
