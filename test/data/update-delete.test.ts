@@ -195,6 +195,11 @@ describe('data plane: update, delete, fetch_by_metadata', () => {
       const add = { add: 'y'.repeat(2_000) };
       assertDataError(await post('/vectors/update', { filter: { k: 1 }, setMetadata: add, namespace: 'big' }), 400, /record "big1".*over the limit of 40960 bytes/);
       assertDataError(await post('/vectors/update', { id: 'big1', setMetadata: add, namespace: 'big' }), 400, /record "big1".*over the limit of 40960 bytes/);
+      // A dry run answers what the update would: the same refusal, not a count.
+      assertDataError(await post('/vectors/update', { filter: { k: 1 }, setMetadata: add, namespace: 'big', dryRun: true }), 400, /record "big1".*over the limit of 40960 bytes/);
+      const fits = await post('/vectors/update', { filter: { k: 1 }, setMetadata: { add: 'y' }, namespace: 'big', dryRun: true });
+      assert.equal(fits.status, 200, fits.text);
+      assert.equal(fits.body.matchedRecords, 2);
       assert.deepEqual(await fetchMap(server, host, ['big0', 'big1'], 'big'), before);
       // Within the limit once merged: applied.
       const res = await post('/vectors/update', { id: 'big1', setMetadata: { add: 'y' }, namespace: 'big' });

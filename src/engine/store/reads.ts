@@ -135,19 +135,24 @@ export function forEachMatch(
   nsid: number,
   predicate: Predicate,
   candidates: readonly string[] | undefined,
-  onMatch: (id: string) => void,
+  onMatch: (id: string, metadata: Metadata | undefined) => void,
 ): void {
   if (candidates) {
     for (const id of new Set(candidates)) {
       const row = st.get.get(nsid, id);
-      if (row !== undefined && predicate(decodeMetadata(row.metadata))) onMatch(id);
+      if (row === undefined) continue;
+      const metadata = decodeMetadata(row.metadata);
+      if (predicate(metadata)) onMatch(id, metadata);
     }
     return;
   }
   let after = '';
   for (;;) {
     const rows = st.scanMetadata.all(nsid, after, CHUNK_ROWS);
-    for (const row of rows) if (predicate(decodeMetadata(row.metadata))) onMatch(row.id);
+    for (const row of rows) {
+      const metadata = decodeMetadata(row.metadata);
+      if (predicate(metadata)) onMatch(row.id, metadata);
+    }
     if (rows.length < CHUNK_ROWS) return;
     after = rows[rows.length - 1].id;
   }

@@ -130,7 +130,7 @@ export class RecordStore {
   }
 
   /**
-   * Merges `setMetadata` into every matching record; a dry run only counts. `candidates`:
+   * Merges `setMetadata` into every matching record; a dry run only counts (and refuses what the update would). `candidates`:
    * only these ids are examined (the engine's match set), each checked again.
    */
   updateMetadataWhere(

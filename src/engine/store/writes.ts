@@ -95,8 +95,12 @@ export class RecordWriter {
     const namespace = this.st.namespace.get(ns);
     if (namespace === undefined) return { matched: 0, changes: [] };
     if (dryRun) {
+      // Counts, and refuses what the real update would refuse (a merge over the limit).
       let matched = 0;
-      forEachMatch(this.st, namespace.nsid, predicate, candidates, () => matched++);
+      forEachMatch(this.st, namespace.nsid, predicate, candidates, (id, metadata) => {
+        mergeMetadata(id, metadata, setMetadata);
+        matched++;
+      });
       return { matched, changes: [] };
     }
     const changes = this.transaction(() => {
