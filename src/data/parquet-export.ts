@@ -7,8 +7,9 @@
 // the export is one point in time even while a server keeps writing (SQLite WAL lets a
 // reader and the writer proceed together). Values are written as FLOAT from the stored
 // float32, so an export imported again gives back the same bits.
-// Each file is written under a temporary name and renamed when complete.
-import { mkdirSync, readdirSync, renameSync } from 'node:fs';
+// Each file is written under a temporary name and renamed when complete; an export that
+// fails removes what it wrote.
+import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { SchemaElement } from 'hyparquet';
 import { ParquetWriter, fileWriter } from 'hyparquet-writer';
@@ -73,28 +74,40 @@ export async function exportIndex(
       group = [];
       onProgress(done, total);
     };
-    for (const { ns, record } of snapshot.records(namespace)) {
-      if (!writer || writer.ns !== ns) {
-        await flush();
-        await writer?.finish();
-        writer = new NamespaceFile(outDir, ns);
+    try {
+      for (const { ns, record } of snapshot.records(namespace)) {
+        if (!writer || writer.ns !== ns) {
+          await flush();
+          await writer?.finish();
+          writer = new NamespaceFile(outDir, ns);
+        }
+        group.push(record);
+        if (group.length === EXPORT_ROW_GROUP_ROWS) await flush();
       }
-      group.push(record);
-      if (group.length === EXPORT_ROW_GROUP_ROWS) await flush();
+      await flush();
+      await writer?.finish();
+    } catch (err) {
+      // A failed export (a full disk, say) leaves nothing: the namespaces written so far
+      // are an import layout, and importing them would copy part of the index unnoticed.
+      for (const entry of readdirSync(outDir)) rmSync(path.join(outDir, entry), { recursive: true, force: true });
+      throw err;
     }
-    await flush();
-    await writer?.finish();
     return { namespaces: namespaces.length, records: done };
   } finally {
     snapshot.close();
   }
 }
 
+/** The longest file name, in bytes, that Linux file systems take (NAME_MAX). */
+const NAME_MAX_BYTES = 255;
+
 /** A namespace's directory name: `__default__` for the default one; names that are not a safe single path segment are refused. */
 function directoryName(ns: string): string {
   if (ns === '') return DEFAULT_NAMESPACE_ALIAS;
-  if (ns === '.' || ns === '..' || ns.includes('/') || ns.includes('\\')) {
-    throw new Error(`namespace ${JSON.stringify(ns)} cannot be a directory name; export the other namespaces with --namespace`);
+  if (ns === '.' || ns === '..' || ns.includes('/') || ns.includes('\\') || ns.includes('\0') || Buffer.byteLength(ns) > NAME_MAX_BYTES) {
+    throw new Error(
+      `namespace ${JSON.stringify(ns)} cannot be a directory name (a single path segment of at most ${NAME_MAX_BYTES} bytes); export the other namespaces with --namespace`,
+    );
   }
   return ns;
 }

@@ -128,6 +128,23 @@ describe('export and import round trip', () => {
     assert.match(unknown.stderr, /index "nope" does not exist/);
   });
 
+  it('export refuses, before writing anything, a namespace whose name is longer than a directory name may be', async () => {
+    const host = await createIndex('long-ns');
+    const long = 'n'.repeat(300); // a valid namespace (512 characters at most); a file name is 255 bytes at most
+    for (const ns of ['aaa', long, 'zzz']) {
+      const res = await api(server, 'POST', `${host}/vectors/upsert`, { body: { vectors: [{ id: 'x', values: Array.from({ length: DIM }, (_, i) => i + 1) }], namespace: ns } });
+      assert.equal(res.status, 200, res.text);
+    }
+    const out = join(root, 'long-ns');
+    const refused = await runCli(['export', '--index', 'long-ns', '--out', out, '--data-dir', server.dataDir]);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /cannot be a directory name \(a single path segment of at most 255 bytes\); export the other namespaces with --namespace/);
+    assert.deepEqual(readdirSync(out), []);
+    const one = await runCli(['export', '--index', 'long-ns', '--namespace', 'zzz', '--out', out, '--data-dir', server.dataDir]);
+    assert.equal(one.code, 0, one.stderr);
+    assert.deepEqual(readdirSync(out), ['zzz']);
+  });
+
   it('client 8.2.0 startImport, listImports, describeImport and cancelImport work unmodified', async () => {
     await api(server, 'POST', '/indexes', {
       body: { name: 'client', dimension: 3, metric: 'cosine', spec: { serverless: { cloud: 'aws', region: 'us-east-1' } } },
