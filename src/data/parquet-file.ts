@@ -151,24 +151,35 @@ const FLOATS = new Set(['FLOAT', 'DOUBLE']);
 const INTEGERS = new Set(['INT32', 'INT64']);
 
 /** The first leaf under a node (the element of a LIST, whatever its nesting style). */
-function leafOf(node: SchemaTree): SchemaTree {
+/**
+ * A group's single-child path down to its leaf and how many REPEATED levels it passes
+ * (a list is one: the 3-level `group LIST → repeated list → element` and the legacy
+ * 2-level `group → repeated element` alike); undefined when a group on it has several
+ * children (a struct).
+ */
+function listShape(node: SchemaTree): { leaf: SchemaTree; levels: number } | undefined {
   let n = node;
-  while (n.children.length > 0) n = n.children[0];
-  return n;
+  let levels = 0;
+  while (n.children.length > 0) {
+    if (n.children.length !== 1) return undefined;
+    n = n.children[0];
+    if (n.element.repetition_type === 'REPEATED') levels++;
+  }
+  return { leaf: n, levels };
 }
 
 function typeOf(node: SchemaTree): string {
   if (node.children.length === 0) return node.element.type ?? 'unknown';
-  const leaf = leafOf(node);
-  return node.element.converted_type === 'LIST' || node.children[0]?.element.repetition_type === 'REPEATED'
-    ? `LIST<${leaf.element.type ?? 'group'}>`
-    : 'STRUCT';
+  const shape = listShape(node);
+  if (!shape || shape.levels === 0) return 'STRUCT';
+  return `${'LIST<'.repeat(shape.levels)}${shape.leaf.element.type ?? 'group'}${'>'.repeat(shape.levels)}`;
 }
 
+/** A list (exactly one level: a list of lists is not) of one of `leafTypes`. */
 function isListOf(node: SchemaTree | undefined, leafTypes: Set<string>): boolean {
   if (!node || node.children.length === 0) return false;
-  const leaf = leafOf(node);
-  return leaf.element.type !== undefined && leafTypes.has(leaf.element.type);
+  const shape = listShape(node);
+  return shape !== undefined && shape.levels === 1 && shape.leaf.element.type !== undefined && leafTypes.has(shape.leaf.element.type);
 }
 
 function checkColumns(schema: SchemaTree, name: string, needsValues: boolean): string[] {

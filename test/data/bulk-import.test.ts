@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startServer, api, removeDir, type TestServer } from '../helpers/server.js';
-import { writeImportFile, writeWrongTypesFile, type ParquetRecord } from '../helpers/parquet.js';
+import { writeImportFile, writeNestedValuesFile, writeWrongTypesFile, type ParquetRecord } from '../helpers/parquet.js';
 import { FAULT_IMPORT_KILL_ID } from '../../src/engine/worker/fault-injection.js';
 import { prng } from '../helpers/prng.js';
 import { assertDataPlaneError, pollUntil, serverlessBody, stopAndClean } from '../server/support.js';
@@ -226,6 +226,15 @@ describe('bulk import', () => {
           await writeWrongTypesFile(join(dir, 'ns', 'b-types.parquet'), ['x', 'y']);
         },
         /ns\/b-types\.parquet: column values must be LIST<FLOAT>, got BYTE_ARRAY/,
+      ],
+      [
+        // The leaf is FLOAT, as in LIST<FLOAT>: only the levels tell them apart.
+        'nested-list',
+        async (dir) => {
+          await writeImportFile(join(dir, 'ns', 'a-good.parquet'), records(10, 9));
+          await writeNestedValuesFile(join(dir, 'ns', 'b-nested.parquet'), ['x', 'y'], DIM);
+        },
+        /ns\/b-nested\.parquet: column values must be LIST<FLOAT>, got LIST<LIST<FLOAT>>/,
       ],
     ];
     for (const [name, make, message] of cases) {

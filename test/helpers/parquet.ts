@@ -73,3 +73,27 @@ export async function writeWrongTypesFile(file: string, ids: string[]): Promise<
   });
   await writer.finish();
 }
+
+/** A file whose `values` column is a LIST<LIST<FLOAT>> (each record's vector wrapped in one more list). */
+export async function writeNestedValuesFile(file: string, ids: string[], dimension: number): Promise<void> {
+  mkdirSync(dirname(file), { recursive: true });
+  const writer = new ParquetWriter({
+    writer: fileWriter(file),
+    schema: [
+      { name: 'root', num_children: 2 },
+      { name: 'id', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
+      { name: 'values', repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 },
+      { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+      { name: 'element', repetition_type: 'REQUIRED', converted_type: 'LIST', num_children: 1 },
+      { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+      { name: 'element', type: 'FLOAT', repetition_type: 'REQUIRED' },
+    ],
+  });
+  await writer.write({
+    columnData: [
+      { name: 'id', data: ids },
+      { name: 'values', data: ids.map((_, i) => [Array.from({ length: dimension / 2 }, (_, j) => i + j), Array.from({ length: dimension / 2 }, (_, j) => j)]) },
+    ],
+  });
+  await writer.finish();
+}
