@@ -86,6 +86,10 @@ export function denseValues(v: unknown, field: string, index: IndexRow): Float32
   if (v instanceof Float32Array) return checkedFloat32(v, field, index);
   if (!Array.isArray(v)) throw invalid(`${field} must be an array of numbers, got ${typeName(v)}`);
   if (v.length === 0) return undefined;
+  // A vector wrapped in one more array ([[1, 2, 3, 4]]) is not a vector of dimension 1.
+  if (index.vectorType !== 'sparse' && typeof v[0] !== 'number') {
+    throw invalid(`${field}[0] must be a number that is finite as float32, got ${show(v[0])}`);
+  }
   checkDenseShape(v.length, field, index);
   const out = new Float32Array(v.length);
   let nonZero = false;

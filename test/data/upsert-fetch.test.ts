@@ -234,6 +234,7 @@ describe('data plane: upsert and fetch', () => {
       ['values [] on a dense index', { id: 'b', values: [] }, /vectors\[1\]\.values is required/],
       ['no values on a dense index', { id: 'b', metadata: { a: 1 } }, /vectors\[1\]\.values is required/],
       ['values not an array', { id: 'b', values: '1,2,3' }, /vectors\[1\]\.values/],
+      ['values wrapped in one more array', { id: 'b', values: [[1, 2, 3]] }, /vectors\[1\]\.values\[0\] must be a number/],
       ['all zeros on cosine', { id: 'b', values: [0, 0, 0] }, /vectors\[1\]\.values.*zeros/],
       ['empty id', { id: '', values: [1, 2, 3] }, /vectors\[1\]\.id/],
       ['513-character id', { id: 'x'.repeat(513), values: [1, 2, 3] }, /vectors\[1\]\.id.*512/],
