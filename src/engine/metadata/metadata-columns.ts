@@ -71,7 +71,7 @@ export class MetadataColumns {
    * rejects a filter on another field before it gets here.
    */
   constructor(
-    initialCapacity = 1024,
+    initialCapacity = 64,
     private readonly only?: ReadonlySet<string>,
   ) {
     this.capacity = Math.max(32, initialCapacity);

@@ -57,23 +57,25 @@ const THETA_REFRESH_GROWTH = 4;
 export class SparseIndex {
   private readonly store = new SparseStore();
   private readonly postings = new Postings();
+  // Every array starts empty and grows with the labels holding sparse values: most
+  // namespaces hold dense vectors only (see SparseStore's sizes).
   /** Current generation per label; postings entries with another one are stale. */
-  private gen = new Uint32Array(64);
+  private gen = new Uint32Array(0);
   /** Labels holding sparse values. */
   private records = 0;
   // Per-query scratch, reused (the engine thread runs one query at a time).
-  private acc = new Float64Array(64);
-  private touchedAt = new Uint32Array(64);
-  private offeredAt = new Uint32Array(64);
+  private acc = new Float64Array(0);
+  private touchedAt = new Uint32Array(0);
+  private offeredAt = new Uint32Array(0);
   /** Labels touched this query, in first-touch order (each once, so label extent bounds it). */
-  private touched = new Uint32Array(64);
-  private survivors = new Uint32Array(64);
+  private touched = new Uint32Array(0);
+  private survivors = new Uint32Array(0);
   /**
    * Labels whose sum rose above pruned()'s bar since its last θ estimate (estimateTheta()),
    * each once: listedAt[label] === listStamp while it is listed.
    */
-  private listed = new Uint32Array(64);
-  private listedAt = new Uint32Array(64);
+  private listed = new Uint32Array(0);
+  private listedAt = new Uint32Array(0);
   private listedCount = 0;
   private listStamp = 0;
   private heapLabels = new Uint32Array(0);
@@ -738,7 +740,7 @@ export class SparseIndex {
 
   private ensureLabels(n: number): void {
     if (n <= this.gen.length) return;
-    let cap = this.gen.length;
+    let cap = Math.max(this.gen.length, 64);
     while (cap < n) cap *= 2;
     this.gen = grown(this.gen, cap);
   }

@@ -111,6 +111,18 @@ function randomWrites(
 }
 
 describe('SparseIndex', () => {
+  it('allocates nothing until sparse values arrive (a dense namespace keeps an empty one), then grows and searches as usual', () => {
+    const index = new SparseIndex();
+    for (let label = 0; label < 200; label++) index.set(label, undefined);
+    index.remove(7);
+    assert.equal(index.bytes, 0);
+    assert.deepEqual(index.search(prepareSparse({ indices: Uint32Array.of(3), values: Float32Array.of(1) }), 5, () => 'x'), []);
+    index.set(150, { indices: Uint32Array.of(3, 9), values: Float32Array.of(2, 1) });
+    assert.ok(index.bytes > 0);
+    assert.deepEqual(index.get(150), { indices: Uint32Array.of(3, 9), values: Float32Array.of(2, 1) });
+    assert.equal(index.dot(150, prepareSparse({ indices: Uint32Array.of(3), values: Float32Array.of(1) })), 2);
+  });
+
   it('after random writes equals an index built from scratch, before and after compaction', () => {
     for (const seed of [1, 2, 3]) {
       const { index, live } = randomWrites(seed, 3000);
