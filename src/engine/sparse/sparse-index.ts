@@ -54,32 +54,37 @@ const REL_MARGIN = 3e-7;
  */
 const THETA_REFRESH_GROWTH = 4;
 
+/** The empty arrays every field below starts as (never written: they hold nothing). */
+const NO_U32 = new Uint32Array(0);
+const NO_F64 = new Float64Array(0);
+
 export class SparseIndex {
   private readonly store = new SparseStore();
   private readonly postings = new Postings();
-  // Every array starts empty and grows with the labels holding sparse values: most
-  // namespaces hold dense vectors only (see SparseStore's sizes).
+  // Every array starts empty (one shared empty array: nothing per namespace) and grows
+  // with the labels holding sparse values: most namespaces hold dense vectors only (see
+  // SparseStore's sizes).
   /** Current generation per label; postings entries with another one are stale. */
-  private gen = new Uint32Array(0);
+  private gen = NO_U32;
   /** Labels holding sparse values. */
   private records = 0;
   // Per-query scratch, reused (the engine thread runs one query at a time).
-  private acc = new Float64Array(0);
-  private touchedAt = new Uint32Array(0);
-  private offeredAt = new Uint32Array(0);
+  private acc = NO_F64;
+  private touchedAt = NO_U32;
+  private offeredAt = NO_U32;
   /** Labels touched this query, in first-touch order (each once, so label extent bounds it). */
-  private touched = new Uint32Array(0);
-  private survivors = new Uint32Array(0);
+  private touched = NO_U32;
+  private survivors = NO_U32;
   /**
    * Labels whose sum rose above pruned()'s bar since its last θ estimate (estimateTheta()),
    * each once: listedAt[label] === listStamp while it is listed.
    */
-  private listed = new Uint32Array(0);
-  private listedAt = new Uint32Array(0);
+  private listed = NO_U32;
+  private listedAt = NO_U32;
   private listedCount = 0;
   private listStamp = 0;
-  private heapLabels = new Uint32Array(0);
-  private heapValues = new Float64Array(0);
+  private heapLabels = NO_U32;
+  private heapValues = NO_F64;
   private epoch = 0;
   /**
    * While true (a load, see deferPostings()), writes keep only the values in the store

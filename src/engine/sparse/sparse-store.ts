@@ -19,15 +19,19 @@ import { grown } from '../typed-arrays.js';
 const INITIAL_POOL = 1024;
 const INITIAL_LABELS = 64;
 
+/** The empty arrays a store starts with, shared (never written: they hold nothing). */
+const NO_U32 = new Uint32Array(0);
+const NO_F32 = new Float32Array(0);
+
 export class SparseStore {
-  private indices = new Uint32Array(0);
-  private values = new Float32Array(0);
+  private indices = NO_U32;
+  private values = NO_F32;
   /** Pool entries in use, garbage included. */
   private used = 0;
   private garbage = 0;
-  private start = new Uint32Array(0);
+  private start = NO_U32;
   /** 0 = the label has no sparse values. */
-  private len = new Uint32Array(0);
+  private len = NO_U32;
 
   /** Pairs held for live records. */
   get pairs(): number {
