@@ -5,13 +5,11 @@
 // and `_sparse_values` (sparse); other fields describe metadata.
 import type { IndexRow, MetadataSchema, ReadCapacity } from '../catalog/indexes.js';
 import { isPodSpec } from '../catalog/indexes.js';
-import { checkPodResize, checkPodType, checkPositive, checkReadCapacity } from './index-rules.js';
+import { checkPodResize, checkPodType, checkPositive, checkReadCapacity, DENSE_FIELD, SPARSE_FIELD } from './index-rules.js';
 import { invalid, show } from '../errors.js';
 import { randomAlnum } from '../catalog/ids.js';
 import type { ConfigureIndexBody, CreateIndexBody } from './index-bodies.js';
 
-export const DENSE_FIELD = '_values';
-export const SPARSE_FIELD = '_sparse_values';
 const METADATA_TYPES = ['string', 'string_list', 'float', 'integer', 'boolean'];
 const FIELD_NAME_MAX_BYTES = 64;
 

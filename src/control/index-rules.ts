@@ -112,13 +112,29 @@ export function checkReadCapacity(field: string, rc: ReadCapacity): ReadCapacity
   };
 }
 
+/** The reserved schema fields API 2026-07 describes an index's vectors by (index-model-2607.ts). */
+export const DENSE_FIELD = '_values';
+export const SPARSE_FIELD = '_sparse_values';
+
 export function checkMetadataSchema(field: string, schema: MetadataSchema): MetadataSchema {
-  for (const name of Object.keys(schema.fields)) {
-    if (name.length === 0 || name.startsWith('$')) {
-      throw invalid(`${field}.fields has an invalid field name ${show(name)}: names are non-empty and do not start with '$'`);
-    }
-  }
+  for (const name of Object.keys(schema.fields)) checkMetadataFieldName(`${field}.fields`, name);
   return schema;
+}
+
+/**
+ * A declared metadata field's name (a serverless schema's, a pod's metadata_config.indexed):
+ * non-empty, not starting with '$', and not one of the names API 2026-07 reports an
+ * index's vectors under (index-model-2607.ts): such a field would take the vectors' place
+ * in the index record, and a 2026-07 client would read the index's dimension, metric and
+ * vector type wrong.
+ */
+export function checkMetadataFieldName(field: string, name: string): void {
+  if (name.length === 0 || name.startsWith('$')) {
+    throw invalid(`${field} has an invalid field name ${show(name)}: names are non-empty and do not start with '$'`);
+  }
+  if (name === DENSE_FIELD || name === SPARSE_FIELD) {
+    throw invalid(`${field} has the field name ${show(name)}, which is reserved for the index's vectors (API 2026-07 reports them under "${DENSE_FIELD}" and "${SPARSE_FIELD}")`);
+  }
 }
 
 export function checkCloudRegion(config: Config, cloud: string, region: string): void {

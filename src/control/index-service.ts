@@ -15,6 +15,7 @@ import {
   checkDeletionProtection,
   checkDimension,
   checkEnvironment,
+  checkMetadataFieldName,
   checkMetadataSchema,
   checkMetric,
   checkName,
@@ -268,7 +269,10 @@ export class IndexService {
         shards: checkPositive('spec.pod.shards', p.shards ?? 1),
       },
     };
-    if (p.metadata_config !== undefined) out.pod.metadata_config = { indexed: [...p.metadata_config.indexed] };
+    if (p.metadata_config !== undefined) {
+      for (const name of p.metadata_config.indexed) checkMetadataFieldName('spec.pod.metadata_config.indexed', name);
+      out.pod.metadata_config = { indexed: [...p.metadata_config.indexed] };
+    }
     if (p.source_collection !== undefined) out.pod.source_collection = p.source_collection;
     return out;
   }

@@ -501,6 +501,14 @@ describe('index create, list and describe', () => {
       ['shards 0', podBody('shards-zero', { shards: 0 }), ['shards']],
       ['replicas negative', podBody('replicas-neg', { replicas: -1 }), ['replicas']],
       ['pod environment not configured', podBody('bad-env', { environment: 'mars-west1-gcp' }), ['environment']],
+      // The names API 2026-07 reports an index's vectors under (a client read a cosine
+      // 4-d index declaring "_values" filterable as sparse dotproduct).
+      [
+        'schema field named _values',
+        serverlessBody('schema-values', { spec: { serverless: { cloud: 'aws', region: 'us-east-1', schema: { fields: { _values: { filterable: true } } } } } }),
+        ['spec.serverless.schema.fields', '"_values"', 'reserved'],
+      ],
+      ['metadata_config indexing _sparse_values', podBody('pod-sparse-values', { metadata_config: { indexed: ['genre', '_sparse_values'] } }), ['metadata_config.indexed', '"_sparse_values"', 'reserved']],
     ];
     for (const [title, body, mentions] of cases) {
       it(`${title} → 400`, async () => {

@@ -36,7 +36,7 @@ export function backupRecord(b: BackupRow, version: ApiVersion): Record<string, 
   Object.assign(out, {
     metric: b.metric,
     schema: v2607
-      ? { fields: { ...vectorSchemaFields(b.vectorType, b.dimension, b.metric), ...b.schema.fields } }
+      ? { fields: { ...b.schema.fields, ...vectorSchemaFields(b.vectorType, b.dimension, b.metric) } }
       : b.schema,
     record_count: b.recordCount,
     namespace_count: b.namespaceCount,

@@ -23,6 +23,8 @@ export function vectorSchemaFields(
 }
 
 export function indexRecord(index: IndexRow, dataPlaneBase: string): Record<string, unknown> {
+  // The vectors' fields first; a metadata field of the same name (which create refuses
+  // now, index-rules.ts checkMetadataFieldName) never takes their place.
   const fields = vectorSchemaFields(index.vectorType, index.dimension, index.metric);
 
   let spec: Record<string, unknown>;
@@ -38,13 +40,13 @@ export function indexRecord(index: IndexRow, dataPlaneBase: string): Record<stri
       replicas: pod.replicas,
       shards: pod.shards,
     };
-    for (const name of pod.metadata_config?.indexed ?? []) fields[name] = { filterable: true };
+    for (const name of pod.metadata_config?.indexed ?? []) if (!Object.hasOwn(fields, name)) fields[name] = { filterable: true };
   } else {
     const s = index.spec.serverless;
     readCapacity = readCapacityResponse(s.read_capacity);
     spec = { serverless: { ...s, read_capacity: readCapacity } };
     deployment = { deployment_type: 'managed', cloud: s.cloud, region: s.region };
-    for (const [name, f] of Object.entries(s.schema?.fields ?? {})) fields[name] = { ...f };
+    for (const [name, f] of Object.entries(s.schema?.fields ?? {})) if (!Object.hasOwn(fields, name)) fields[name] = { ...f };
   }
 
   const record: Record<string, unknown> = { name: index.name };
