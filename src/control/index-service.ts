@@ -47,6 +47,31 @@ export interface JobScheduler {
   nudge(): void;
 }
 
+/**
+ * Create fields that configure cannot change, by where they sit in a configure body. Other
+ * unknown fields are ignored (DESIGN decision 4), but a 202 for one of these would promise
+ * a change that never comes: a client waiting for it to apply would wait forever.
+ */
+const FIXED_FIELDS: [path: string, at: (body: Record<string, unknown>) => Record<string, unknown> | undefined, names: string[]][] = [
+  ['', (b) => b, ['dimension', 'metric', 'vector_type']],
+  ['spec.serverless.', (b) => objectAt(objectAt(b, 'spec'), 'serverless'), ['cloud', 'region']],
+  ['spec.pod.', (b) => objectAt(objectAt(b, 'spec'), 'pod'), ['environment', 'pods', 'shards', 'metadata_config']],
+];
+
+function objectAt(o: Record<string, unknown> | undefined, key: string): Record<string, unknown> | undefined {
+  const v = o?.[key];
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+function refuseFixedFields(body: ConfigureIndexBody): void {
+  for (const [path, at, names] of FIXED_FIELDS) {
+    const o = at(body as Record<string, unknown>);
+    for (const name of names) {
+      if (o?.[name] !== undefined) throw invalid(`${path}${name} cannot be changed by configure: it is fixed when the index is created`);
+    }
+  }
+}
+
 export class IndexService {
   constructor(
     private readonly config: Config,
@@ -178,6 +203,7 @@ export class IndexService {
       throw invalid('embed is not supported: Conifer stores vectors and does not embed text');
     }
     if (body.spec?.byoc !== undefined) throw invalid('spec.byoc is not supported by Conifer');
+    refuseFixedFields(body);
 
     const updated = this.catalog.transaction(() => {
       const current = this.row(project, name);

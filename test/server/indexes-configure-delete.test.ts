@@ -149,6 +149,30 @@ describe('index configure and delete', () => {
     });
   });
 
+  describe('fields fixed at create', () => {
+    it('dimension, metric, vector_type, cloud, region, environment, pods, shards and metadata_config are 400 naming the field, and nothing changes', async () => {
+      await create(serverlessBody('sl-fixed'));
+      await create(podBody('pod-fixed'));
+      const cases: [string, unknown, string][] = [
+        ['sl-fixed', { dimension: 8 }, 'dimension'],
+        ['sl-fixed', { metric: 'euclidean', tags: { a: 'b' } }, 'metric'],
+        ['sl-fixed', { vector_type: 'sparse' }, 'vector_type'],
+        ['sl-fixed', { spec: { serverless: { cloud: 'gcp', region: 'us-central1' } } }, 'spec.serverless.cloud'],
+        ['pod-fixed', { spec: { pod: { environment: 'us-west1-gcp' } } }, 'spec.pod.environment'],
+        ['pod-fixed', { spec: { pod: { pods: 4 } } }, 'spec.pod.pods'],
+        ['pod-fixed', { spec: { pod: { replicas: 2, shards: 4 } } }, 'spec.pod.shards'],
+        ['pod-fixed', { spec: { pod: { metadata_config: { indexed: ['genre'] } } } }, 'spec.pod.metadata_config'],
+      ];
+      const before = { sl: (await get('sl-fixed')).body, pod: (await get('pod-fixed')).body };
+      for (const [name, body, field] of cases) {
+        const res = await patch(name, body);
+        assertError(res, 400, 'INVALID_ARGUMENT', [`${field} cannot be changed by configure`]);
+      }
+      assert.deepEqual((await get('sl-fixed')).body, before.sl);
+      assert.deepEqual((await get('pod-fixed')).body, before.pod);
+    });
+  });
+
   describe('read capacity', () => {
     it('serverless read_capacity can switch to Dedicated and back to OnDemand', async () => {
       await create(serverlessBody('rc-switch'));
