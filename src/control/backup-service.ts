@@ -4,14 +4,14 @@
 import type { BackupRow, RestoreJobRow } from '../catalog/backups.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { newId, nowIso, randomAlnum } from '../catalog/ids.js';
-import { isPodSpec, type IndexRow } from '../catalog/indexes.js';
+import { isPodSpec, type IndexRow, type ReadCapacity } from '../catalog/indexes.js';
 import type { Project } from '../catalog/projects.js';
 import type { Config } from '../config.js';
 import { conflict, failedPrecondition, forbidden, invalid, notFound } from '../errors.js';
 import { requireLoaded, type CopyLog, type IndexSnapshotter } from './collection-service.js';
 import type { IndexService, JobScheduler } from './index-service.js';
 import { requireActive } from './index-service.js';
-import { checkDeletionProtection, checkName, checkTags } from './index-rules.js';
+import { checkDeletionProtection, checkName, checkReadCapacity, checkTags } from './index-rules.js';
 import type { RestoreRunner } from './restore-runner.js';
 
 export interface Paged<T> {
@@ -24,6 +24,7 @@ export interface RestoreBody {
   name: string;
   tags?: Record<string, string>;
   deletion_protection?: string;
+  read_capacity?: ReadCapacity;
 }
 
 export class BackupService {
@@ -152,6 +153,7 @@ export class BackupService {
     }
     const tags = body.tags ?? { ...backup.tags };
     checkTags(tags, false);
+    const readCapacity = body.read_capacity === undefined ? { mode: 'OnDemand' as const } : checkReadCapacity('read_capacity', body.read_capacity);
     const index: IndexRow = {
       id: newId(),
       projectId: project.id,
@@ -166,7 +168,7 @@ export class BackupService {
         serverless: {
           cloud: backup.cloud,
           region: backup.region,
-          read_capacity: { mode: 'OnDemand' },
+          read_capacity: readCapacity,
           ...(Object.keys(backup.schema.fields).length > 0 ? { schema: backup.schema } : {}),
         },
       },

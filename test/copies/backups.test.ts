@@ -225,6 +225,15 @@ describe('backups and restores', () => {
     assertError(await api(server, 'DELETE', '/indexes/bk-protected'), 403, 'FORBIDDEN');
   });
 
+  it('restore with read_capacity sets it on the new index; a bad one is 400 and creates nothing', async () => {
+    const dedicated = { mode: 'Dedicated', dedicated: { node_type: 'b1', scaling: 'Manual', manual: { replicas: 2, shards: 1 } } };
+    const [, idx] = await restore(server, first.backup_id, 'bk-dedicated', { read_capacity: dedicated });
+    assert.equal(idx.spec.serverless.read_capacity.mode, 'Dedicated');
+    assert.deepEqual(idx.spec.serverless.read_capacity.dedicated, dedicated.dedicated);
+    assertError(await api(server, 'POST', `/backups/${first.backup_id}/create-index`, { body: { name: 'bk-weird', read_capacity: { mode: 'Weird' } } }), 400, 'INVALID_ARGUMENT', ['read_capacity.mode']);
+    assert.equal((await api(server, 'GET', '/indexes/bk-weird')).status, 404);
+  });
+
   it('restore errors: name taken → 409, unknown backup → 404, bad name → 400, missing name → 422; unknown job → 404', async () => {
     assertError(
       await api(server, 'POST', `/backups/${first.backup_id}/create-index`, { body: { name: 'bk-src' } }),

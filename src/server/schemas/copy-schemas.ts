@@ -1,6 +1,7 @@
 // JSON schemas (types and required fields only; 422 on failure) of the collection and
 // backup bodies. Value rules are in the services (400).
 import { str } from './json-types.js';
+import { readCapacity } from './index-schemas.js';
 
 export const createCollectionBody = {
   type: 'object',
@@ -20,5 +21,6 @@ export const restoreBackupBody = {
     name: str,
     tags: { type: 'object', additionalProperties: str },
     deletion_protection: str,
+    read_capacity: readCapacity,
   },
 } as const;

@@ -3,7 +3,7 @@
 // src/control/index-rules.ts (400). Unknown fields are ignored (decision 4).
 import { str, int, stringMap } from './json-types.js';
 
-const readCapacity = {
+export const readCapacity = {
   type: 'object',
   required: ['mode'],
   properties: {
