@@ -47,6 +47,19 @@ const CONTROL_PLANE_UNIMPLEMENTED: Unimplemented[] = [
       `Integrated embedding (POST /indexes/create-for-model) is not implemented: ${EMBEDDING}. ` +
       'Create the index with POST /indexes and a dimension.',
   },
+  ...[
+    { methods: ['GET', 'POST'] as HTTPMethods[], url: '/indexes/:name/backup-schedules' },
+    { methods: ['GET', 'PATCH', 'DELETE'] as HTTPMethods[], url: '/backup-schedules/:id' },
+    { methods: ['GET'] as HTTPMethods[], url: '/backup-schedules/:id/history' },
+  ].map(
+    ({ methods, url }): Unimplemented => ({
+      methods,
+      url,
+      message:
+        'Backup schedules (API 2026-07: /indexes/{index_name}/backup-schedules, /backup-schedules/{schedule_id}) are not implemented by Conifer. ' +
+        'Create backups with POST /indexes/{index_name}/backups, on a schedule of your own.',
+    }),
+  ),
   ...['/assistants', '/assistants/*', '/assistant/*'].map(
     (url): Unimplemented => ({
       methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'],
