@@ -7,11 +7,15 @@ import type { IndexRow, MetadataSchema, ReadCapacity } from '../catalog/indexes.
 import { isPodSpec } from '../catalog/indexes.js';
 import { checkPodResize, checkPodType, checkPositive, checkReadCapacity, DENSE_FIELD, SPARSE_FIELD } from './index-rules.js';
 import { invalid, show } from '../errors.js';
+import { DIMENSION_MAX } from '../limits.js';
 import { randomAlnum } from '../catalog/ids.js';
 import type { ConfigureIndexBody, CreateIndexBody } from './index-bodies.js';
 
 const METADATA_TYPES = ['string', 'string_list', 'float', 'integer', 'boolean'];
 const FIELD_NAME_MAX_BYTES = 64;
+/** Metadata fields a 2026-07 schema may declare (pinecone-wire.md: ≤ 50). */
+const METADATA_FIELDS_MAX = 50;
+const METRICS = ['cosine', 'euclidean', 'dotproduct'];
 
 type Json = Record<string, unknown>;
 
@@ -90,6 +94,10 @@ export function translateCreate2607(body: CreateIndexBody2607): CreateIndexBody 
   if (!dense && !sparse) {
     throw invalid(`schema.fields needs a vector field: "${DENSE_FIELD}" (dense_vector) and/or "${SPARSE_FIELD}" (sparse_vector)`);
   }
+  const metadataCount = Object.keys(metadata.fields).length;
+  if (metadataCount > METADATA_FIELDS_MAX) {
+    throw invalid(`schema.fields holds ${metadataCount} metadata fields; at most ${METADATA_FIELDS_MAX} are allowed (besides the vector fields)`);
+  }
 
   // Checked here too so that errors name the 2026-07 field, not spec.serverless.read_capacity.
   if (body.read_capacity !== undefined) checkReadCapacity('read_capacity', body.read_capacity);
@@ -109,11 +117,12 @@ export function translateCreate2607(body: CreateIndexBody2607): CreateIndexBody 
   };
   if (dense) {
     const { dimension, metric } = dense;
-    if (typeof dimension !== 'number' || !Number.isInteger(dimension)) {
-      throw invalid(`schema.fields.${DENSE_FIELD}.dimension must be an integer, got ${show(dimension)}`);
+    // Checked here too so that errors name the 2026-07 fields, not dimension and metric.
+    if (typeof dimension !== 'number' || !Number.isInteger(dimension) || dimension < 1 || dimension > DIMENSION_MAX) {
+      throw invalid(`schema.fields.${DENSE_FIELD}.dimension must be an integer 1-${DIMENSION_MAX}, got ${show(dimension)}`);
     }
-    if (metric !== undefined && typeof metric !== 'string') {
-      throw invalid(`schema.fields.${DENSE_FIELD}.metric must be a string, got ${show(metric)}`);
+    if (metric !== undefined && (typeof metric !== 'string' || !METRICS.includes(metric))) {
+      throw invalid(`schema.fields.${DENSE_FIELD}.metric must be one of ${METRICS.join(', ')}, got ${show(metric)}`);
     }
     out.dimension = dimension;
     out.metric = metric ?? 'cosine';

@@ -286,18 +286,28 @@ describe('API 2026-07 index create and configure', () => {
       assert.equal(sparse.schema.fields.genre.type, 'string');
     });
 
-    it('dimension 0 and 20001 are 400 naming dimension; a bad metric is 400', async () => {
+    it('dimension 0 or 20001 and a bad metric are 400 naming the 2026-07 field; a missing dimension is 422', async () => {
       for (const dimension of [0, 20001, -3]) {
         const res = await create2607(server, { name: 'sch-dim', schema: denseSchema(dimension) });
-        assertError(res, 400, 'INVALID_ARGUMENT', ['dimension']);
+        assertError(res, 400, 'INVALID_ARGUMENT', ['schema.fields._values.dimension', '1-20000']);
       }
       const metric = await create2607(server, { name: 'sch-dim', schema: denseSchema(4, 'manhattan') });
-      assertError(metric, 400, 'INVALID_ARGUMENT', ['metric', 'manhattan']);
+      assertError(metric, 400, 'INVALID_ARGUMENT', ['schema.fields._values.metric', 'manhattan']);
       const missing = await create2607(server, { name: 'sch-dim', schema: { fields: { _values: { type: 'dense_vector' } } } });
-      assert.ok([400, 422].includes(missing.status), `missing dimension: ${missing.text}`);
-      assert.match(missing.body.error.message, /dimension/);
+      // A missing required field cannot be deserialized: 422 (decision 4), naming it.
+      assertError(missing, 422, 'UNPROCESSABLE_ENTITY', ['schema.fields._values.dimension']);
       const ok = await created({ name: 'sch-dim', schema: denseSchema(1) });
       assert.equal(ok.dimension, 1);
+    });
+
+    it('at most 50 metadata fields besides the vector fields', async () => {
+      const fields = (n: number): Record<string, unknown> => ({
+        ...(denseSchema(4).fields as Record<string, unknown>),
+        ...Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, { type: 'string', filterable: true }])),
+      });
+      assertError(await create2607(server, { name: 'sch-51', schema: { fields: fields(51) } }), 400, 'INVALID_ARGUMENT', ['51 metadata fields', 'at most 50']);
+      const ok = await created({ name: 'sch-50', schema: { fields: fields(50) } });
+      assert.equal(Object.keys(ok.schema.fields).length, 52);
     });
   });
 
