@@ -170,7 +170,8 @@ export function loadConfig(
   const int = (key: keyof typeof SETTINGS, fallback: number, min: number, max?: number): number => {
     const raw = get(key);
     if (raw === undefined) return fallback;
-    const n = Number(raw);
+    // Decimal digits only: Number() would also read "0x1BA9", "1e3" and " 7 ".
+    const n = /^-?[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
     if (!Number.isInteger(n) || n < min || (max !== undefined && n > max)) {
       const [envName, flag] = SETTINGS[key];
       const allowed = max === undefined ? `>= ${min}` : `from ${min} to ${max}`;
@@ -193,8 +194,8 @@ export function loadConfig(
       `CONIFER_PUBLIC_URL (--public-url) must start with http:// or https:// and name a host, got ${JSON.stringify(publicUrl)}`,
     );
   }
-  const headersTimeoutMs = int('headersTimeoutMs', DEFAULT_HEADERS_TIMEOUT_MS, 100);
-  const requestTimeoutMs = int('requestTimeoutMs', DEFAULT_REQUEST_TIMEOUT_MS, 100);
+  const headersTimeoutMs = int('headersTimeoutMs', DEFAULT_HEADERS_TIMEOUT_MS, 100, MAX_TIMER_MS);
+  const requestTimeoutMs = int('requestTimeoutMs', DEFAULT_REQUEST_TIMEOUT_MS, 100, MAX_TIMER_MS);
   if (headersTimeoutMs > requestTimeoutMs) {
     // The headers are part of the request: Node refuses a header timeout beyond the request's.
     throw new ConfigError(
@@ -214,13 +215,13 @@ export function loadConfig(
   const ephemeralDataDir = dev && dataDir === undefined;
   return {
     host,
-    port: int('port', 5080, 0),
+    port: int('port', 5080, 0, 65535),
     dataDir: ephemeralDataDir
       ? join(tmpdir(), `conifer-dev-${randomBytes(6).toString('hex')}`)
       : resolve(dataDir ?? './conifer-data'),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     apiKey: get('apiKey'),
-    logLevel: get('logLevel') ?? 'info',
+    logLevel: oneOf('logLevel', LOG_LEVELS, 'info'),
     logFormat: oneOf<LogFormat>('logFormat', ['json', 'pretty'], 'json'),
     metricsAuth: oneOf<MetricsAuth>('metricsAuth', ['none', 'key'], 'none'),
     serverlessRegions: parseRegions(get('serverlessRegions') ?? DEFAULT_REGIONS),
@@ -232,10 +233,10 @@ export function loadConfig(
     responseCapBytes: int('responseCapBytes', DEFAULT_RESPONSE_CAP_BYTES, 1024),
     scalingDelayMs: int('scalingDelayMs', 0, 0),
     minFreeBytes: int('minFreeBytes', DEFAULT_MIN_FREE_BYTES, 0),
-    diskReserveBytes: int('diskReserveBytes', DEFAULT_DISK_RESERVE_BYTES, 0),
+    diskReserveBytes: diskReserve(int('diskReserveBytes', DEFAULT_DISK_RESERVE_BYTES, 0)),
     headersTimeoutMs,
     requestTimeoutMs,
-    keepAliveTimeoutMs: int('keepAliveTimeoutMs', DEFAULT_KEEP_ALIVE_TIMEOUT_MS, 100),
+    keepAliveTimeoutMs: int('keepAliveTimeoutMs', DEFAULT_KEEP_ALIVE_TIMEOUT_MS, 100, MAX_TIMER_MS),
     maxConnections: int('maxConnections', DEFAULT_MAX_CONNECTIONS, 1),
     maxInflightWrites: int('maxInflightWrites', DEFAULT_MAX_INFLIGHT_WRITES, 1),
     maxQueuedWrites: int('maxQueuedWrites', DEFAULT_MAX_QUEUED_WRITES, 0),
@@ -249,6 +250,27 @@ export function loadConfig(
     ephemeralDataDir,
     importRoot: importRootOf(get('importRoot')),
   };
+}
+
+/** The longest delay a Node timer takes (2^31 - 1 ms, ~24.8 days); Node cuts longer ones short. */
+const MAX_TIMER_MS = 2_147_483_647;
+/** pino's levels (a name outside them made pino throw at start). */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/**
+ * The smallest reserve that does its job (catalog/disk-space.ts): more than a record
+ * store's checkpoint can add to its file (8 MiB with 8 KiB pages), or deletes on a full
+ * volume can fail after all. 0 turns the reserve off.
+ */
+export const MIN_DISK_RESERVE_BYTES = 8 * 1024 * 1024 + 1024 * 1024;
+
+function diskReserve(bytes: number): number {
+  if (bytes !== 0 && bytes < MIN_DISK_RESERVE_BYTES) {
+    throw new ConfigError(
+      `CONIFER_DISK_RESERVE_BYTES (--disk-reserve-bytes) must be 0 (no reserve) or at least ${MIN_DISK_RESERVE_BYTES} ` +
+        `(9 MiB: more than a store's checkpoint can add, or deletes on a full volume may fail), got ${bytes}`,
+    );
+  }
+  return bytes;
 }
 
 const MAX_ENGINE_WORKERS = 64;
@@ -324,7 +346,10 @@ function splitList(raw: string): string[] {
 }
 
 function parseRegions(raw: string): CloudRegion[] {
-  return splitList(raw).map((pair) => {
+  const pairs = splitList(raw);
+  // None would make every serverless create a 404.
+  if (pairs.length === 0) throw new ConfigError(`CONIFER_SERVERLESS_REGIONS needs at least one cloud:region, got ${JSON.stringify(raw)}`);
+  return pairs.map((pair) => {
     const [cloud, region, extra] = pair.split(':');
     if (!cloud || !region || extra !== undefined) {
       throw new ConfigError(`CONIFER_SERVERLESS_REGIONS entries are cloud:region, got ${JSON.stringify(pair)}`);

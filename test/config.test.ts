@@ -1,7 +1,7 @@
 // Configuration: the reliability settings' defaults, overrides and refusals.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, MIN_DISK_RESERVE_BYTES } from '../src/config.js';
 
 describe('reliability settings', () => {
   it('default to the documented values', () => {
@@ -32,6 +32,36 @@ describe('reliability settings', () => {
     );
     assert.throws(() => loadConfig({ CONIFER_MAX_CONNECTIONS: '0' }), /CONIFER_MAX_CONNECTIONS/);
     assert.throws(() => loadConfig({ CONIFER_MIN_FREE_BYTES: '-1' }), /CONIFER_MIN_FREE_BYTES/);
+  });
+
+  it('refuse a disk reserve too small to keep deletes working on a full volume; 0 turns it off', () => {
+    // 2 MiB was accepted, and on a full volume a checkpoint took the freed space: deletes failed with 507.
+    assert.throws(
+      () => loadConfig({ CONIFER_DISK_RESERVE_BYTES: String(2 * 1024 * 1024) }),
+      (err: unknown) => err instanceof ConfigError && /CONIFER_DISK_RESERVE_BYTES .* must be 0 \(no reserve\) or at least 9437184/.test(err.message),
+    );
+    assert.equal(loadConfig({ CONIFER_DISK_RESERVE_BYTES: '0' }).diskReserveBytes, 0);
+    assert.equal(loadConfig({ CONIFER_DISK_RESERVE_BYTES: String(MIN_DISK_RESERVE_BYTES) }).diskReserveBytes, MIN_DISK_RESERVE_BYTES);
+  });
+});
+
+describe('values Node itself would refuse or misread', () => {
+  it('refuse a port over 65535, timers past 2^31 - 1 ms, an unknown log level and no serverless region, naming the setting', () => {
+    assert.throws(() => loadConfig({ CONIFER_PORT: '70000' }), /CONIFER_PORT \(--port\) must be an integer from 0 to 65535, got "70000"/);
+    assert.throws(() => loadConfig({ CONIFER_KEEP_ALIVE_TIMEOUT_MS: '9999999999999' }), /CONIFER_KEEP_ALIVE_TIMEOUT_MS/);
+    assert.throws(() => loadConfig({ CONIFER_HEADERS_TIMEOUT_MS: '9999999999', CONIFER_REQUEST_TIMEOUT_MS: '9999999999999' }), /CONIFER_HEADERS_TIMEOUT_MS/);
+    assert.throws(() => loadConfig({ CONIFER_LOG_LEVEL: 'bogus' }), /CONIFER_LOG_LEVEL \(--log-level\) must be one of fatal, error, warn, info, debug, trace, silent, got "bogus"/);
+    assert.throws(() => loadConfig({ CONIFER_SERVERLESS_REGIONS: ',' }), /CONIFER_SERVERLESS_REGIONS needs at least one cloud:region/);
+    assert.equal(loadConfig({ CONIFER_LOG_LEVEL: 'debug' }).logLevel, 'debug');
+    assert.equal(loadConfig({ CONIFER_PORT: '65535' }).port, 65535);
+  });
+
+  it('read integers as decimal digits only: hex, exponents and spaces are refused, not read by Number()', () => {
+    for (const raw of ['0x1BA9', '1e3', ' 7', '7.0', '']) {
+      if (raw === '') assert.equal(loadConfig({ CONIFER_PORT: raw }).port, 5080, 'empty means unset');
+      else assert.throws(() => loadConfig({ CONIFER_PORT: raw }), /CONIFER_PORT/, raw);
+    }
+    assert.equal(loadConfig({ CONIFER_PORT: '7081' }).port, 7081);
   });
 });
 

@@ -83,7 +83,7 @@ export function toApiError(err: unknown, plane: Plane): ApiError | undefined {
     // A storage write failed for lack of space: its transaction rolled back, nothing changed.
     return insufficientStorage(
       'the disk is full: the data directory\'s volume has no space left, so this write was not stored ' +
-        '(nothing changed). Reads and deletes still work; free space or delete data, then retry.',
+        '(nothing changed). Reads still work; free space on the volume (deleting an index frees its files at once), then retry.',
     );
   }
   const fe = err as FastifyError & { validation?: AjvError[] };

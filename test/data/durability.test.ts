@@ -334,7 +334,7 @@ describe('durability: acknowledged writes survive SIGKILL', () => {
       // synchronous is per connection: check the setting the server's opening code applies.
       const store = RecordStore.open(dir);
       try {
-        assert.deepEqual(store.pragmas(), { journalMode: 'wal', synchronous: 2, pageSize: 8192, autoVacuum: 2 }, name);
+        assert.deepEqual(store.pragmas(), { journalMode: 'wal', synchronous: 2, pageSize: 8192, autoVacuum: 2, journalSizeLimit: 8 * 1024 * 1024 }, name);
       } finally {
         store.close();
       }

@@ -22,7 +22,16 @@ export interface StorePragmas {
   synchronous: number;
   pageSize: number;
   autoVacuum: number;
+  journalSizeLimit: number;
 }
+
+/**
+ * The size a WAL file is cut back to after a checkpoint resets it (journal_size_limit, per
+ * connection): about SQLite's 1,000-page checkpoint interval. Without it a WAL keeps its
+ * largest size for good — 24 MB after an outside probe deleted a namespace on a nearly
+ * full volume, space the README says a delete returns.
+ */
+export const WAL_SIZE_LIMIT_BYTES = 8 * 1024 * 1024;
 
 
 // 8 KiB pages: a 384–1536-dim float32 vector (1.5–6 KiB) plus its metadata fits one page
@@ -146,6 +155,7 @@ export function configure(db: Database.Database): boolean {
   const mode = String(db.pragma('journal_mode = WAL', { simple: true }));
   if (mode !== 'wal') throw new Error(`${db.name}: journal_mode=WAL refused (got ${mode})`);
   db.pragma('synchronous = FULL');
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   for (let from = version; from < SCHEMA_VERSION; from++) {
     try {
       db.transaction(() => {
@@ -169,5 +179,6 @@ export function readPragmas(db: Database.Database): StorePragmas {
     synchronous: Number(db.pragma('synchronous', { simple: true })),
     pageSize: Number(db.pragma('page_size', { simple: true })),
     autoVacuum: Number(db.pragma('auto_vacuum', { simple: true })),
+    journalSizeLimit: Number(db.pragma('journal_size_limit', { simple: true })),
   };
 }

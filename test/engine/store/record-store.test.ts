@@ -106,12 +106,12 @@ test('open creates records.db with WAL, synchronous=FULL, 8 KiB pages and increm
   const dir = path.join(tempDir(), 'nested', 'index');
   const store = openStore(dir);
   assert.ok(fs.existsSync(path.join(dir, RECORD_STORE_FILE)));
-  assert.deepEqual(store.pragmas(), { journalMode: 'wal', synchronous: 2, pageSize: 8192, autoVacuum: 2 });
+  assert.deepEqual(store.pragmas(), { journalMode: 'wal', synchronous: 2, pageSize: 8192, autoVacuum: 2, journalSizeLimit: 8 * 1024 * 1024 });
   store.upsert('', [dense('a', [1])]);
   store.close();
 
   const reopened = openStore(dir);
-  assert.deepEqual(reopened.pragmas(), { journalMode: 'wal', synchronous: 2, pageSize: 8192, autoVacuum: 2 });
+  assert.deepEqual(reopened.pragmas(), { journalMode: 'wal', synchronous: 2, pageSize: 8192, autoVacuum: 2, journalSizeLimit: 8 * 1024 * 1024 });
   assert.deepEqual(plain(reopened.get('', 'a')), { id: 'a', values: [1] });
   const [version] = rawQuery<{ user_version: number }>(dir, 'PRAGMA user_version');
   assert.equal(version.user_version, 3);
