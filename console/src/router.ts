@@ -13,7 +13,16 @@ export function useRoute(): string[] {
     .replace(/^#\/?/, '')
     .split('/')
     .filter((s) => s.length > 0)
-    .map((s) => decodeURIComponent(s));
+    .map(decodeSegment);
+}
+
+/** A segment as written when it is not valid URI encoding (a hand-edited hash): a name no index has, not an uncaught error. */
+function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 export function href(...parts: string[]): string {

@@ -7,7 +7,7 @@ export function curlSnippet(host: string, body: QueryBody): string {
   const json = JSON.stringify(body).replace(/'/g, `'\\''`);
   return [
     `curl -s -X POST '${host}/query' \\`,
-    `  -H "Api-Key: $CONIFER_API_KEY" \\`,
+    `  -H "Api-Key: $PINECONE_API_KEY" \\`,
     `  -H 'X-Pinecone-Api-Version: ${API_VERSION}' \\`,
     `  -H 'Content-Type: application/json' \\`,
     `  -d '${json}'`,
@@ -20,7 +20,7 @@ export function clientSnippet(origin: string, indexName: string, host: string, b
   return [
     `import { Pinecone } from '@pinecone-database/pinecone'; // 8.x`,
     ``,
-    `const pc = new Pinecone({ apiKey: process.env.CONIFER_API_KEY!, controllerHostUrl: '${origin}' });`,
+    `const pc = new Pinecone({ apiKey: process.env.PINECONE_API_KEY!, controllerHostUrl: '${origin}' });`,
     `const index = pc.index(${options});`,
     `const { matches } = await index.query(${JSON.stringify(query, null, 2)});`,
     `console.log(matches);`,

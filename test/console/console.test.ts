@@ -372,6 +372,15 @@ describe('web console in Chromium', () => {
     assert.equal((await api(server, 'GET', '/indexes/movies')).status, 404);
   });
 
+  test('a hand-edited place that is not valid URI encoding shows the API\'s 404, not a script error', async () => {
+    await page.evaluate(() => {
+      location.hash = '#/index/%E0%A4%A';
+    });
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /404/);
+  });
+
   test('an unreachable server is a clear message, not a blank page', async () => {
     const doomed = await startServer();
     try {
