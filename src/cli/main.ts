@@ -90,11 +90,17 @@ function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+/** File system errors a path given by the user causes: reported as their message, without a stack. */
+const FILE_SYSTEM_ERRORS = new Set(['EEXIST', 'ENOTDIR', 'EISDIR', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'ENAMETOOLONG']);
+
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof UsageError || err instanceof ConfigError || err instanceof DataDirLockedError) {
     process.stderr.write(`conifer: ${err.message}\n`);
   } else if (err instanceof Error && (err as { code?: string }).code === 'EADDRINUSE') {
     process.stderr.write(`conifer: ${err.message}; another program uses that port (set CONIFER_PORT)\n`);
+  } else if (err instanceof Error && FILE_SYSTEM_ERRORS.has((err as { code?: string }).code ?? '')) {
+    // A path that cannot be used (the data directory is a file, lies under one, is read-only...): the message names it.
+    process.stderr.write(`conifer: ${err.message}\n`);
   } else if (err instanceof Error && (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     process.stderr.write(`conifer: ${err.message}\n${USAGE}\n`);
   } else {

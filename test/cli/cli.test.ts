@@ -3,6 +3,9 @@
 // project isolation by name and by host, and suspension (402).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startServer, api, runCli, TEST_API_KEY, type TestServer } from '../helpers/server.js';
 import { assertError, assertDataPlaneError, serverlessBody, podBody, stopAndClean } from '../server/support.js';
 
@@ -81,6 +84,17 @@ describe('conifer CLI', () => {
 
     it('an unknown command fails', async () => {
       await cliFails('frobnicate');
+    });
+
+    it('a data directory that is a file, or lies under one, fails with the error and path, not a stack', async () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'conifer-file-')), 'plain-file');
+      writeFileSync(file, 'x');
+      for (const dataDir of [file, join(file, 'below')]) {
+        const r = await runCli(['start', '--port', '0'], { CONIFER_DATA_DIR: dataDir });
+        assert.equal(r.code, 1);
+        assert.match(r.stderr, /^conifer: (EEXIST|ENOTDIR)\b.*plain-file/);
+        assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+      }
     });
   });
 
