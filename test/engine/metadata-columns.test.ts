@@ -9,6 +9,7 @@ import { Bitmap } from '../../src/engine/metadata/bitmap.js';
 import { MAX_SHAPE_KEYS, MAX_SHAPES } from '../../src/engine/metadata/key-shapes.js';
 import { METADATA_IN_STORE, MetadataColumns } from '../../src/engine/metadata/metadata-columns.js';
 import { MAX_INDEXED_VALUES } from '../../src/engine/metadata/value-postings.js';
+import { DenseField } from '../../src/engine/metadata/dense-field.js';
 import { prng } from '../helpers/prng.js';
 
 const STRINGS = ['a', 'b', 'c', '1', 'true', '', 'say "hi" \\ é\u2028'];
@@ -190,6 +191,41 @@ describe('MetadataColumns', () => {
     }
     assert.equal(columns.formOf('mixed'), 'sparse');
     check('sparse after removes');
+  });
+
+  it('forgets a field once no record holds it (records rewritten with field names of their own)', () => {
+    const columns = new MetadataColumns();
+    const model = new Map<number, Metadata | undefined>();
+    for (let round = 0; round < 5; round++) {
+      for (let label = 0; label < 100; label++) write(columns, model, label, { [`own${label}-${round}`]: round, shared: `r${round}` });
+      for (let label = 0; label < 100; label++) {
+        assert.equal(columns.formOf(`own${label}-${round}`), 'sparse');
+        if (round > 0) assert.equal(columns.formOf(`own${label}-${round - 1}`), undefined, `round ${round} label ${label}`);
+      }
+      assertMatchesReference(columns, model, { [`own7-${round}`]: round }, `round ${round}`);
+      assertMatchesReference(columns, model, { shared: { $ne: `r${round}` } }, `round ${round}`);
+    }
+    for (let label = 0; label < 100; label++) write(columns, model, label, 'remove');
+    assert.equal(columns.formOf('shared'), undefined);
+  });
+
+  it('a dense string field whose values keep changing is rewritten as its dictionary outgrows them, with the same answers', () => {
+    const rand = prng(41);
+    const columns = new MetadataColumns();
+    const model = new Map<number, Metadata | undefined>();
+    for (let step = 0; step < 6000; step++) {
+      const label = step % 50;
+      write(columns, model, label, { ts: `t${step}`, tags: [`t${step}`, 'fixed'] });
+      if (step % 997 === 996) {
+        assert.equal(columns.formOf('ts'), 'dense');
+        const recent = `t${step - Math.floor(rand() * 50)}`;
+        const filters: Json[] = [{ ts: recent }, { tags: recent }, { ts: { $in: [recent, 't1'] } }, { tags: { $nin: ['fixed'] } }, { ts: { $ne: recent } }];
+        for (const filter of filters) {
+          assertMatchesReference(columns, model, filter, `step ${step}`);
+        }
+      }
+    }
+    for (let label = 0; label < 50; label++) assert.equal(columns.metadataJson(label), JSON.stringify(model.get(label)));
   });
 
   it('takes memory in proportion to the records when every record has field names of its own', () => {
@@ -442,5 +478,25 @@ describe('Bitmap', () => {
       assert.deepEqual(labelsOf(grown), labelsOf(a));
       assert.equal(grown.has(size * 3 - 1), false);
     }
+  });
+});
+
+describe('DenseField', () => {
+  it('knows when its dictionary has outgrown the strings it holds, and a rewrite holds only those', () => {
+    const field = new DenseField('ts', 64);
+    for (let i = 0; i < 1024; i++) {
+      if (i > 0) field.clear(i % 10);
+      field.set(i % 10, `v${i}`);
+    }
+    assert.equal(field.wordsOutgrown(), false, '1,024 strings: within the first limit');
+    field.clear(3);
+    field.set(3, 'one-more');
+    assert.equal(field.wordsOutgrown(), true);
+    const rewritten = DenseField.from(field, 'ts', 64);
+    assert.equal(rewritten.wordsOutgrown(), false);
+    assert.deepEqual(labelsOf(rewritten.equal('one-more')), [3]);
+    assert.deepEqual(labelsOf(rewritten.equal('v1020')), [0]);
+    assert.deepEqual(labelsOf(rewritten.equal('v5')), []);
+    assert.equal(rewritten.valueJson(9), '"v1019"');
   });
 });

@@ -11,6 +11,8 @@ import { grown } from '../typed-arrays.js';
 
 /** A string column's value where the label has no string. */
 const NO_STRING = -1;
+/** Strings a dictionary may hold before wordsOutgrown() looks at its size. */
+const MIN_WORDS_LIMIT = 1024;
 
 /** One metadata field across the namespace; each kind's storage exists once used. */
 export class DenseField implements FieldColumn {
@@ -30,6 +32,7 @@ export class DenseField implements FieldColumn {
   private numberLabels?: ValuePostings | null;
   /** Strings of this field (scalar values and list elements) to their codes. */
   private readonly dictionary = new Map<string, number>();
+  private wordsLimit = MIN_WORDS_LIMIT;
   /** The same strings by code, and as JSON text (what a query's includeMetadata prints). */
   private readonly words: string[] = [];
   private readonly wordsJson: string[] = [];
@@ -45,7 +48,19 @@ export class DenseField implements FieldColumn {
   static from(from: FieldColumn, field: string, capacity: number): DenseField {
     const out = new DenseField(field, capacity);
     from.forEach((label, value) => out.set(label, value));
+    out.wordsLimit = Math.max(MIN_WORDS_LIMIT, 2 * out.words.length);
     return out;
+  }
+
+  /**
+   * Whether the dictionary has outgrown the strings held when the field was last written
+   * whole (twice as many, at least MIN_WORDS_LIMIT): it never forgets a string, so a field
+   * whose values keep changing (a timestamp) would grow without bound. The owner then
+   * writes the field anew (from()), each string once more at most per doubling: O(1)
+   * amortised per new string.
+   */
+  wordsOutgrown(): boolean {
+    return this.words.length > this.wordsLimit;
   }
 
   has(label: number): boolean {

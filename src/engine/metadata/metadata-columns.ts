@@ -105,6 +105,9 @@ export class MetadataColumns {
       column.set(label, metadata[field]);
       if (column instanceof SparseField && shouldBeDense(column.size, this.capacity)) {
         this.fields.set(field, DenseField.from(column, field, this.capacity));
+      } else if (column instanceof DenseField && column.wordsOutgrown()) {
+        // Rewritten with the values held now: its dictionary keeps every string it was ever given.
+        this.fields.set(field, DenseField.from(column, field, this.capacity));
       }
     }
     const shape = this.shapes.numberOf(held);
@@ -206,7 +209,10 @@ export class MetadataColumns {
       const column = this.fields.get(field);
       if (!column) throw new Error(`metadata columns: label ${label}'s field ${JSON.stringify(field)} has no column`);
       column.clear(label);
-      if (column instanceof DenseField && shouldBeSparse(column.size, this.capacity)) {
+      // A field no label holds is forgotten: records that each carry field names of their
+      // own, rewritten with new ones, would otherwise keep every name ever written.
+      if (column.size === 0) this.fields.delete(field);
+      else if (column instanceof DenseField && shouldBeSparse(column.size, this.capacity)) {
         this.fields.set(field, SparseField.from(column, field, this.capacity));
       }
     }
