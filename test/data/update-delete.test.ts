@@ -207,6 +207,14 @@ describe('data plane: update, delete, fetch_by_metadata', () => {
       assert.equal((await fetchMap(server, host, ['big1'], 'big')).big1.metadata.add, 'y');
     });
 
+    it('setMetadata {} changes nothing: a record without metadata does not get an empty object', async () => {
+      await upsert(server, host, [{ id: 'bare', values: [1, 3] }], 'empty-set');
+      const res = await post('/vectors/update', { id: 'bare', setMetadata: {}, namespace: 'empty-set' });
+      assert.equal(res.status, 200, res.text);
+      const fetched = await fetchMap(server, host, ['bare'], 'empty-set');
+      assert.equal('metadata' in fetched.bare, false, JSON.stringify(fetched.bare));
+    });
+
     it('a filter matching nothing answers matchedRecords 0', async () => {
       const res = await post('/vectors/update', { filter: { genre: 'none' }, setMetadata: { a: 1 }, namespace: 'byf' });
       assert.equal(res.status, 200, res.text);

@@ -259,7 +259,8 @@ export class RecordWriter {
  * an update by filter changes every match or none.
  */
 function mergeMetadata(id: string, current: Metadata | undefined, set: Metadata | undefined): Metadata | undefined {
-  if (set === undefined) return current;
+  // Nothing to set changes nothing (a record without metadata does not get an empty one).
+  if (set === undefined || Object.keys(set).length === 0) return current;
   const merged = { ...current, ...set };
   const bytes = Buffer.byteLength(JSON.stringify(merged));
   if (bytes > METADATA_MAX_BYTES) {
