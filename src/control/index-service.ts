@@ -332,6 +332,8 @@ export class IndexService {
         state = 'ScalingDown';
       }
       pod.replicas = replicas;
+      // Pods are shards × replicas (pinecone-wire.md): the record's count follows a replica change.
+      pod.pods = pod.shards * replicas;
     }
     if (patch.pod_type !== undefined) {
       const podType = checkPodType('spec.pod.pod_type', patch.pod_type);

@@ -28,7 +28,7 @@ export function checkPodQuota(config: Config, existing: IndexRow[], changingId: 
   }
   if (others + wanted > config.quotaPods) {
     throw forbidden(
-      `pod quota exceeded: the project uses ${others} of ${config.quotaPods} pods and this needs ${wanted} more ` +
+      `pod quota exceeded: the project's other indexes use ${others} of ${config.quotaPods} pods and this index would use ${wanted} ` +
         '(CONIFER_QUOTA_PODS). Delete or shrink a pod index, or raise the quota.',
     );
   }

@@ -26,10 +26,15 @@ export function resolveVersion(
   let sentIn = '';
   for (const name of VERSION_HEADERS) {
     const value = headers[name];
-    if (value !== undefined) {
-      raw = Array.isArray(value) ? value[0] : value;
+    if (value === undefined) continue;
+    const text = Array.isArray(value) ? value[0] : value;
+    // Both headers naming different versions: which one the client meant is a guess.
+    if (raw !== undefined && raw.trim() !== text.trim()) {
+      throw invalid(`${headerName(sentIn)} says ${show(raw.trim())} and ${headerName(name)} says ${show(text.trim())}; send one version`);
+    }
+    if (raw === undefined) {
+      raw = text;
       sentIn = name;
-      break;
     }
   }
   if (raw === undefined) {

@@ -78,6 +78,9 @@ export async function buildApp(
   // An empty body with a JSON content type means {} (decision 13).
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
+  // Every body is JSON: a text/plain one is refused as any other media type ("Content-Type
+  // must be application/json"), not parsed as a string and refused as not an object.
+  app.removeContentTypeParser('text/plain');
   app.decorateRequest('bodyBytes', 0);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     // Kept for the 2 MB upsert rule, which counts the bytes the client sent.

@@ -483,6 +483,10 @@ describe('backups and restores', () => {
       [fresh.backup_id],
       `without include_deleted only the live index's backups: ${live.text}`,
     );
+    const explicit = await api(server, 'GET', '/indexes/reborn/backups?include_deleted=false');
+    assert.deepEqual(explicit.body.data, live.body.data);
+    // Anything else is refused, not read as false.
+    assertError(await api(server, 'GET', '/indexes/reborn/backups?include_deleted=yes'), 400, 'INVALID_ARGUMENT', ['include_deleted must be true or false']);
   });
 
   it("another project neither sees nor uses this project's backups and restore jobs", async () => {

@@ -151,6 +151,13 @@ describe('authentication and versions', () => {
       assertError(main, 400, 'INVALID_ARGUMENT', ['in X-Service-Api-Version;']);
     });
 
+    it('both headers naming different versions is 400 naming both; the same version in both is fine', async () => {
+      const res = await api(server, 'GET', '/indexes', { version: '2026-07', headers: { 'X-Pinecone-Api-Version': '2026-04' } });
+      assertError(res, 400, 'INVALID_ARGUMENT', ['X-Service-Api-Version says "2026-07"', 'X-Pinecone-Api-Version says "2026-04"']);
+      const same = await api(server, 'GET', '/indexes', { version: '2026-04', headers: { 'X-Pinecone-Api-Version': '2026-04' } });
+      assert.equal(same.status, 200, same.text);
+    });
+
     it('the alias works for create (what the official clients send)', async () => {
       const res = await api(server, 'POST', '/indexes', {
         version: '2026-04',

@@ -87,12 +87,13 @@ describe('errors and transport', () => {
       assertError(res, 422, 'UNPROCESSABLE_ENTITY');
     });
 
-    it('a text/plain body is 422, not 415', async () => {
+    it('a text/plain body is 422, not 415, saying the Content-Type must be JSON', async () => {
       const res = await api(server, 'POST', '/indexes', {
         rawBody: JSON.stringify(serverlessBody('plain-text')),
         contentType: 'text/plain',
       });
       assertError(res, 422, 'UNPROCESSABLE_ENTITY');
+      assert.equal(res.body.error.message, 'Content-Type must be application/json');
       const check = await api(server, 'GET', '/indexes/plain-text');
       assert.equal(check.status, 404, 'nothing should have been created');
     });

@@ -101,6 +101,7 @@ describe('index configure and delete', () => {
       assert.equal(done.body.status.state, 'Ready', done.text);
       assert.equal(done.body.spec.pod.replicas, 3);
       assert.equal(done.body.deployment.replicas, 3);
+      assert.equal(done.body.spec.pod.pods, 3, 'pods are shards × replicas');
 
       const down = await patch('replicas', { spec: { pod: { replicas: 2 } } });
       assert.equal(down.status, 202, down.text);
@@ -110,6 +111,7 @@ describe('index configure and delete', () => {
       done = await waitReady('replicas');
       assert.equal(done.body.status.state, 'Ready', done.text);
       assert.equal(done.body.spec.pod.replicas, 2);
+      assert.equal(done.body.spec.pod.pods, 2);
     });
 
     it('replicas 0 is 400 naming replicas', async () => {

@@ -72,7 +72,10 @@ export function copyRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   app.get<{ Params: { name: string }; Querystring: Query }>('/indexes/:name/backups', async (request) => {
     const project = projectOf(request);
-    const includeDeleted = request.query.include_deleted === 'true';
+    const flag = request.query.include_deleted;
+    // Strict, as limit is: "yes" or "1" read as false would hide what the caller asked for.
+    if (flag !== undefined && flag !== 'true' && flag !== 'false') throw invalid(`include_deleted must be true or false, got ${show(flag)}`);
+    const includeDeleted = flag === 'true';
     const scope = scopeHash('backups', project.id, request.params.name, includeDeleted);
     const { before, limit } = pageParams(request.query, scope, versionOf(request));
     const page = ctx.backups.list(project, request.params.name, includeDeleted, before, limit);
