@@ -54,46 +54,40 @@ export async function writeImportFile(file: string, records: ParquetRecord[], ro
   await writer.finish();
 }
 
-/** A file whose `values` column is a STRING instead of LIST<FLOAT>. */
-export async function writeWrongTypesFile(file: string, ids: string[]): Promise<void> {
+/** A file of an `id` column and a `values` column of the given schema elements and data, one row group. */
+async function writeIdsAndValues(file: string, ids: string[], values: SchemaElement[], data: unknown[]): Promise<void> {
   mkdirSync(dirname(file), { recursive: true });
   const writer = new ParquetWriter({
     writer: fileWriter(file),
-    schema: [
-      { name: 'root', num_children: 2 },
-      { name: 'id', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
-      { name: 'values', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
-    ],
+    schema: [{ name: 'root', num_children: 2 }, { name: 'id', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' }, ...values],
   });
   await writer.write({
     columnData: [
       { name: 'id', data: ids },
-      { name: 'values', data: ids.map(() => '[0.1, 0.2]') },
+      { name: 'values', data },
     ],
   });
   await writer.finish();
 }
 
+/** A file whose `values` column is a STRING instead of LIST<FLOAT>. */
+export async function writeWrongTypesFile(file: string, ids: string[]): Promise<void> {
+  await writeIdsAndValues(file, ids, [{ name: 'values', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' }], ids.map(() => '[0.1, 0.2]'));
+}
+
 /** A file whose `values` column is a LIST<LIST<FLOAT>> (each record's vector wrapped in one more list). */
 export async function writeNestedValuesFile(file: string, ids: string[], dimension: number): Promise<void> {
-  mkdirSync(dirname(file), { recursive: true });
-  const writer = new ParquetWriter({
-    writer: fileWriter(file),
-    schema: [
-      { name: 'root', num_children: 2 },
-      { name: 'id', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
+  const half = (f: (j: number) => number): number[] => Array.from({ length: dimension / 2 }, (_, j) => f(j));
+  await writeIdsAndValues(
+    file,
+    ids,
+    [
       { name: 'values', repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 },
       { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
       { name: 'element', repetition_type: 'REQUIRED', converted_type: 'LIST', num_children: 1 },
       { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
       { name: 'element', type: 'FLOAT', repetition_type: 'REQUIRED' },
     ],
-  });
-  await writer.write({
-    columnData: [
-      { name: 'id', data: ids },
-      { name: 'values', data: ids.map((_, i) => [Array.from({ length: dimension / 2 }, (_, j) => i + j), Array.from({ length: dimension / 2 }, (_, j) => j)]) },
-    ],
-  });
-  await writer.finish();
+    ids.map((_, i) => [half((j) => i + j), half((j) => j)]),
+  );
 }
