@@ -63,10 +63,6 @@ export class DenseField implements FieldColumn {
     return this.words.length > this.wordsLimit;
   }
 
-  has(label: number): boolean {
-    return this.present.has(label);
-  }
-
   /** `label` must not hold the field (MetadataColumns clears it first). */
   set(label: number, value: MetadataValue): void {
     this.present.add(label);

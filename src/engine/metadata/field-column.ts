@@ -22,7 +22,6 @@ export interface FieldColumn {
   readonly size: number;
   /** The field's name as JSON text. */
   readonly keyJson: string;
-  has(label: number): boolean;
   /** Gives `label` the value; `label` must not hold the field (MetadataColumns clears it first). */
   set(label: number, value: MetadataValue): void;
   /** `label` must hold the field. */

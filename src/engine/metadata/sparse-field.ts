@@ -30,10 +30,6 @@ export class SparseField implements FieldColumn {
     return this.values.size;
   }
 
-  has(label: number): boolean {
-    return this.values.has(label);
-  }
-
   set(label: number, value: MetadataValue): void {
     this.values.set(label, value);
   }
