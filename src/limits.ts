@@ -13,6 +13,9 @@ export const TAG_VALUE_MAX_LENGTH = 120;
 /** Pinecone: tag keys are alphanumerics, '_' and '-'; values also allow `; @ . +` and space. */
 export const TAG_KEY_PATTERN = /^[A-Za-z0-9_-]+$/;
 export const TAG_VALUE_PATTERN = /^[A-Za-z0-9;@_\-.+ ]*$/;
+/** API 2026-07: tag values may be any printable ASCII, and an index has at most 20 tags. */
+export const TAG_VALUE_PATTERN_2607 = /^[\x20-\x7e]*$/;
+export const TAGS_MAX_2607 = 20;
 
 export const POD_FAMILIES = ['s1', 'p1', 'p2'] as const;
 export const POD_SIZES = ['x1', 'x2', 'x4', 'x8'] as const;

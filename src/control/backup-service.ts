@@ -11,7 +11,7 @@ import { conflict, failedPrecondition, forbidden, invalid, notFound } from '../e
 import { requireLoaded, type CopyLog, type IndexSnapshotter } from './collection-service.js';
 import type { IndexService, JobScheduler } from './index-service.js';
 import { requireActive } from './index-service.js';
-import { checkDeletionProtection, checkName, checkReadCapacity, checkTags } from './index-rules.js';
+import { checkDeletionProtection, checkName, checkReadCapacity, checkTags, TAG_RULES, type TagRules } from './index-rules.js';
 import type { RestoreRunner } from './restore-runner.js';
 
 export interface Paged<T> {
@@ -38,11 +38,15 @@ export class BackupService {
     private readonly log: CopyLog,
   ) {}
 
-  /** Answers once the copy's content is fixed (the snapshot is pinned). */
-  async create(project: Project, indexName: string, body: { name?: string; description?: string }): Promise<BackupRow> {
+  /**
+   * Answers once the copy's content is fixed (the snapshot is pinned). `emptyNameAllowed`:
+   * whether a name of "" means "none" (API versions before 2026-07, which require 1-45
+   * characters when a name is sent).
+   */
+  async create(project: Project, indexName: string, body: { name?: string; description?: string }, emptyNameAllowed = true): Promise<BackupRow> {
     const index = this.indexes.describe(project, indexName);
     requireActive(project);
-    if (body.name !== undefined && body.name !== '') checkName('name', body.name);
+    if (body.name !== undefined && (body.name !== '' || !emptyNameAllowed)) checkName('name', body.name);
     if (isPodSpec(index.spec)) {
       throw invalid(`index ${indexName} is a pod index: backups are for serverless indexes (use a collection)`);
     }
@@ -144,15 +148,18 @@ export class BackupService {
     this.jobs.nudge();
   }
 
-  restore(project: Project, backupId: string, body: RestoreBody): RestoreJobRow {
+  /** `tagRules`: those of the request's API version (index-rules.ts TagRules). */
+  restore(project: Project, backupId: string, body: RestoreBody, tagRules: TagRules = TAG_RULES): RestoreJobRow {
     requireActive(project);
     const backup = this.describe(project, backupId);
     const name = checkName('name', body.name);
     if (backup.status !== 'Ready') {
       throw failedPrecondition(`Backup ${backupId} is not completed (status ${backup.status}); retry when it is Ready`);
     }
+    // The backup's tags passed its index's rules (perhaps another API version's): only
+    // tags given here are checked, by the rules of this request's version.
+    if (body.tags !== undefined) checkTags(body.tags, false, tagRules);
     const tags = body.tags ?? { ...backup.tags };
-    checkTags(tags, false);
     const readCapacity = body.read_capacity === undefined ? { mode: 'OnDemand' as const } : checkReadCapacity('read_capacity', body.read_capacity);
     const index: IndexRow = {
       id: newId(),

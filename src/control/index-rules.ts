@@ -21,6 +21,8 @@ import {
   TAG_KEY_PATTERN,
   TAG_VALUE_MAX_LENGTH,
   TAG_VALUE_PATTERN,
+  TAG_VALUE_PATTERN_2607,
+  TAGS_MAX_2607,
 } from '../limits.js';
 
 export const METRICS: readonly Metric[] = ['cosine', 'euclidean', 'dotproduct'];
@@ -73,20 +75,51 @@ export function checkPositive(field: string, value: number, min = 1): number {
   return value;
 }
 
+/**
+ * What a tag value may hold and how many tags an index may have: API 2026-07 widened the
+ * values to any printable ASCII and capped the count (pinecone-wire.md §2.5); earlier
+ * versions keep their narrower values and no cap. The route picks the rules of the
+ * request's version.
+ */
+export interface TagRules {
+  valuePattern: RegExp;
+  /** The allowed characters, as the error message states them. */
+  valueChars: string;
+  maxTags: number;
+}
+export const TAG_RULES: TagRules = {
+  valuePattern: TAG_VALUE_PATTERN,
+  valueChars: 'letters, digits, spaces and ";@_-.+"',
+  maxTags: Infinity,
+};
+export const TAG_RULES_2607: TagRules = { valuePattern: TAG_VALUE_PATTERN_2607, valueChars: 'printable ASCII', maxTags: TAGS_MAX_2607 };
+
 /** Tags on create, or a tags patch on configure (where "" means "remove this key"). */
-export function checkTags(tags: Record<string, string>, patch: boolean): void {
+export function checkTags(tags: Record<string, string>, patch: boolean, rules: TagRules = TAG_RULES): void {
   for (const [key, value] of Object.entries(tags)) {
     if (key.length < 1 || key.length > TAG_KEY_MAX_LENGTH || !TAG_KEY_PATTERN.test(key)) {
       throw invalid(
         `tags key ${show(key)} must be 1-${TAG_KEY_MAX_LENGTH} characters of letters, digits, '_' and '-'`,
       );
     }
-    if (value.length > TAG_VALUE_MAX_LENGTH || !TAG_VALUE_PATTERN.test(value) || (!patch && value === '')) {
+    if (value.length > TAG_VALUE_MAX_LENGTH || !rules.valuePattern.test(value) || (!patch && value === '')) {
       throw invalid(
-        `tags.${key} must be ${patch ? '0' : '1'}-${TAG_VALUE_MAX_LENGTH} characters of letters, digits, ` +
-          `spaces and ";@_-.+"${patch ? ' ("" removes the tag)' : ''}, got ${show(value)}`,
+        `tags.${key} must be ${patch ? '0' : '1'}-${TAG_VALUE_MAX_LENGTH} characters of ${rules.valueChars}` +
+          `${patch ? ' ("" removes the tag)' : ''}, got ${show(value)}`,
       );
     }
+  }
+  if (!patch) checkTagCount(Object.keys(tags).length, 0, rules);
+}
+
+/**
+ * An index may hold at most rules.maxTags tags. `before`: how many it held before a
+ * configure; a patch that leaves more than the cap is refused only when it adds to them,
+ * so an index given more tags under an earlier API version can still be configured.
+ */
+export function checkTagCount(after: number, before: number, rules: TagRules): void {
+  if (after > rules.maxTags && after > before) {
+    throw invalid(`tags: an index may have at most ${rules.maxTags} tags, and this would give it ${after}`);
   }
 }
 

@@ -23,8 +23,11 @@ import {
   checkPodType,
   checkPositive,
   checkReadCapacity,
+  checkTagCount,
   checkTags,
   checkVectorType,
+  TAG_RULES,
+  type TagRules,
 } from './index-rules.js';
 import { checkPodQuota, checkServerlessQuota, podsUsed } from './quotas.js';
 import type { RestoreRunner } from './restore-runner.js';
@@ -110,7 +113,8 @@ export class IndexService {
     return { ...index, state: load === 'loading' ? 'Initializing' : 'InitializationFailed' };
   }
 
-  create(project: Project, body: CreateIndexBody): IndexRow {
+  /** `tagRules`: those of the request's API version (index-rules.ts TagRules). */
+  create(project: Project, body: CreateIndexBody, tagRules: TagRules = TAG_RULES): IndexRow {
     requireActive(project);
     const name = checkName('name', body.name);
     const vectorType = checkVectorType(body.vector_type ?? 'dense');
@@ -118,7 +122,7 @@ export class IndexService {
     const dimension = checkDimension(vectorType, metric, body.dimension);
     const deletionProtection = checkDeletionProtection('deletion_protection', body.deletion_protection ?? 'disabled');
     const tags = body.tags ?? {};
-    checkTags(tags, false);
+    checkTags(tags, false, tagRules);
     const spec = this.checkSpec(body.spec);
     const source = this.sourceCollection(project, body.spec, dimension);
 
@@ -195,10 +199,10 @@ export class IndexService {
     return collection;
   }
 
-  configure(project: Project, name: string, body: ConfigureIndexBody): IndexRow {
+  configure(project: Project, name: string, body: ConfigureIndexBody, tagRules: TagRules = TAG_RULES): IndexRow {
     requireActive(project);
     const deletionProtection = this.checkProtectionPatch(body);
-    if (body.tags !== undefined) checkTags(body.tags, true);
+    if (body.tags !== undefined) checkTags(body.tags, true, tagRules);
     if (body.embed !== undefined) {
       throw invalid('embed is not supported: Conifer stores vectors and does not embed text');
     }
@@ -224,6 +228,7 @@ export class IndexService {
           if (value === '') delete next.tags[key];
           else next.tags[key] = value;
         }
+        checkTagCount(Object.keys(next.tags).length, Object.keys(current.tags).length, tagRules);
       }
       if (transition !== undefined) {
         next.state = transition;

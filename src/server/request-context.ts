@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Project } from '../catalog/projects.js';
 import type { Config } from '../config.js';
 import type { ApiVersion } from './api-version.js';
+import { TAG_RULES, TAG_RULES_2607, type TagRules } from '../control/index-rules.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,6 +22,11 @@ export function projectOf(request: FastifyRequest): Project {
 export function versionOf(request: FastifyRequest): ApiVersion {
   if (!request.apiVersion) throw new Error('route reached without a resolved API version');
   return request.apiVersion;
+}
+
+/** The tag rules of the request's API version (index-rules.ts TagRules). */
+export function tagRulesOf(request: FastifyRequest): TagRules {
+  return versionOf(request) === '2026-07' ? TAG_RULES_2607 : TAG_RULES;
 }
 
 /**

@@ -225,6 +225,29 @@ describe('backups and restores', () => {
     assertError(await api(server, 'DELETE', '/indexes/bk-protected'), 403, 'FORBIDDEN');
   });
 
+  it('a name of "" is no name under 2026-04 (one is generated) and a 400 under 2026-07, which wants 1-45 characters', async () => {
+    const unnamed = await createBackup(server, 'bk-src', { name: '' });
+    assert.match(unnamed.name, /^bk-src-[a-z0-9]+$/);
+    assert.equal((await waitBackup(server, unnamed.backup_id)).status, 'Ready');
+    const before = (await api(server, 'GET', '/indexes/bk-src/backups?limit=100')).body.data.length;
+    assertError(await api(server, 'POST', '/indexes/bk-src/backups', { version: '2026-07', body: { name: '' } }), 400, 'INVALID_ARGUMENT', ['name']);
+    assert.equal((await api(server, 'GET', '/indexes/bk-src/backups?limit=100')).body.data.length, before, 'nothing created');
+  });
+
+  it('restore checks the tags it is given by the rules of its API version, and keeps the backup\'s own', async () => {
+    const value = 'https://example.com/x';
+    const refused = await api(server, 'POST', `/backups/${first.backup_id}/create-index`, { body: { name: 'bk-tags-old', tags: { link: value } } });
+    assertError(refused, 400, 'INVALID_ARGUMENT', ['tags.link']);
+    const res = await api(server, 'POST', `/backups/${first.backup_id}/create-index`, { version: '2026-07', body: { name: 'bk-tags-new', tags: { link: value } } });
+    assert.equal(res.status, 202, res.text);
+    assert.equal((await waitRestoreJob(server, res.body.restore_job_id)).status, 'Completed');
+    assert.deepEqual((await waitIndexReady(server, 'bk-tags-new')).tags, { link: value });
+    // A backup of that index restores under 2026-04 with the tags it holds (they are not checked again).
+    const again = await readyBackup(server, 'bk-tags-new');
+    const [, idx] = await restore(server, again.backup_id, 'bk-tags-kept');
+    assert.deepEqual(idx.tags, { link: value });
+  });
+
   it('restore with read_capacity sets it on the new index; a bad one is 400 and creates nothing', async () => {
     const dedicated = { mode: 'Dedicated', dedicated: { node_type: 'b1', scaling: 'Manual', manual: { replicas: 2, shards: 1 } } };
     const [, idx] = await restore(server, first.backup_id, 'bk-dedicated', { read_capacity: dedicated });

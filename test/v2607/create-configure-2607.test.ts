@@ -453,6 +453,48 @@ describe('API 2026-07 index create and configure', () => {
     });
   });
 
+  describe('tags: the rules of the request\'s API version', () => {
+    it('2026-07 takes tag values of any printable ASCII; 2026-04 keeps its narrower set', async () => {
+      const value = 'https://example.com/a?b=c&d=[e]';
+      const rec = await created({ name: 'tags-ascii', schema: denseSchema(4), tags: { link: value } });
+      assert.deepEqual(rec.tags, { link: value });
+      const patched = await configure2607(server, 'tags-ascii', { tags: { path: '/x/y:z' } });
+      assert.equal(patched.status, 200, patched.text);
+      assert.deepEqual(patched.body.tags, { link: value, path: '/x/y:z' });
+      // Outside printable ASCII (a control character, a non-ASCII letter) stays refused.
+      for (const bad of ['tab\there', 'café']) {
+        assertError(await create2607(server, { name: 'tags-bad', schema: denseSchema(4), tags: { t: bad } }), 400, 'INVALID_ARGUMENT', ['tags.t', 'printable ASCII']);
+      }
+      // 2026-04: the same value is refused on create and configure.
+      const old = { name: 'tags-old', dimension: 4, metric: 'cosine', spec: { serverless: { cloud: 'aws', region: 'us-east-1' } }, tags: { link: value } };
+      assertError(await api(server, 'POST', '/indexes', { version: V2604, body: old }), 400, 'INVALID_ARGUMENT', ['tags.link', ';@_-.+']);
+      assertError(await api(server, 'PATCH', '/indexes/tags-ascii', { version: V2604, body: { tags: { more: value } } }), 400, 'INVALID_ARGUMENT', ['tags.more']);
+      // An index holding such a value is still configured under 2026-04 (only the patch is checked).
+      const ok = await api(server, 'PATCH', '/indexes/tags-ascii', { version: V2604, body: { tags: { team: 'a' } } });
+      assert.equal(ok.status, 202, ok.text);
+    });
+
+    it('2026-07 allows at most 20 tags on create and after a configure', async () => {
+      const tags = (n: number, prefix = 'k'): Record<string, string> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, 'v']));
+      assertError(await create2607(server, { name: 'tags-many', schema: denseSchema(4), tags: tags(21) }), 400, 'INVALID_ARGUMENT', ['at most 20 tags', '21']);
+      const rec = await created({ name: 'tags-many', schema: denseSchema(4), tags: tags(20) });
+      assert.equal(Object.keys(rec.tags).length, 20);
+      assertError(await configure2607(server, 'tags-many', { tags: { extra: 'v' } }), 400, 'INVALID_ARGUMENT', ['at most 20 tags', '21']);
+      // Replacing one (one removed, one added) keeps 20: allowed.
+      const swapped = await configure2607(server, 'tags-many', { tags: { k0: '', extra: 'v' } });
+      assert.equal(swapped.status, 200, swapped.text);
+      assert.equal(Object.keys(swapped.body.tags).length, 20);
+      assert.equal(swapped.body.tags.k0, undefined);
+      // 2026-04 has no cap: the index may hold more, and 2026-07 may still remove from them.
+      const more = await api(server, 'PATCH', '/indexes/tags-many', { version: V2604, body: { tags: tags(5, 'x') } });
+      assert.equal(more.status, 202, more.text);
+      assert.equal(Object.keys(more.body.tags).length, 25);
+      const fewer = await configure2607(server, 'tags-many', { tags: { x0: '' } });
+      assert.equal(fewer.status, 200, fewer.text);
+      assert.equal(Object.keys(fewer.body.tags).length, 24);
+    });
+  });
+
   describe('configure', () => {
     it('tags and deletion_protection: 200 with the full record (2026-04 answers 202)', async () => {
       const res = await configure2607(server, 'tags-dp', { tags: { env: '', owner: 'ana' }, deletion_protection: 'disabled' });

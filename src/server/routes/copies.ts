@@ -6,7 +6,7 @@ import { invalid, show } from '../../errors.js';
 import { BACKUP_PAGE_DEFAULT, BACKUP_PAGE_MAX } from '../../limits.js';
 import type { ServerContext } from '../context.js';
 import type { ApiVersion } from '../api-version.js';
-import { projectOf, versionOf } from '../request-context.js';
+import { projectOf, tagRulesOf, versionOf } from '../request-context.js';
 import { createBackupBody, createCollectionBody, restoreBackupBody } from '../schemas/copy-schemas.js';
 import { backupRecord, collectionRecord, restoreJobRecord } from '../serializers/copy-records.js';
 
@@ -64,8 +64,8 @@ export function copyRoutes(app: FastifyInstance, ctx: ServerContext): void {
     '/indexes/:name/backups',
     { schema: { body: createBackupBody }, config: { grows: 'creating a backup' } },
     async (request, reply) => {
-      const b = await ctx.backups.create(projectOf(request), request.params.name, request.body ?? {});
       const version = versionOf(request);
+      const b = await ctx.backups.create(projectOf(request), request.params.name, request.body ?? {}, version !== '2026-07');
       return reply.code(version === '2026-07' ? 200 : 201).send(backupRecord(b, version));
     },
   );
@@ -104,7 +104,7 @@ export function copyRoutes(app: FastifyInstance, ctx: ServerContext): void {
     '/backups/:id/create-index',
     { schema: { body: restoreBackupBody }, config: { grows: 'a restore' } },
     async (request, reply) => {
-      const job = ctx.backups.restore(projectOf(request), request.params.id, request.body);
+      const job = ctx.backups.restore(projectOf(request), request.params.id, request.body, tagRulesOf(request));
       return reply.code(202).send({ restore_job_id: job.id, index_id: job.targetIndexId });
     },
   );

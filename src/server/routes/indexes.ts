@@ -12,7 +12,7 @@ import {
 import { checkBody, requireBody } from '../body-schema.js';
 import { documentedOnly } from '../doc-schema.js';
 import type { ServerContext } from '../context.js';
-import { dataPlaneBase, projectOf, versionOf } from '../request-context.js';
+import { dataPlaneBase, projectOf, tagRulesOf, versionOf } from '../request-context.js';
 import { configureIndexBody, createIndexBody } from '../schemas/index-schemas.js';
 import { configureIndexBody2607, createIndexBody2607 } from '../schemas/index-schemas-2607.js';
 import { indexRecord } from '../serializers/index-record.js';
@@ -59,7 +59,7 @@ export function indexRoutes(app: FastifyInstance, ctx: ServerContext): void {
     const body = v2607
         ? translateCreate2607(checkBody<CreateIndexBody2607>(request, createIndexBody2607))
         : checkBody<CreateIndexBody>(request, createIndexBody);
-    const index = ctx.indexes.create(projectOf(request), body);
+    const index = ctx.indexes.create(projectOf(request), body, tagRulesOf(request));
     return reply.code(201).send(indexRecord(index, dataPlaneBase(request, ctx.config)));
   });
 
@@ -82,7 +82,7 @@ export function indexRoutes(app: FastifyInstance, ctx: ServerContext): void {
           ctx.indexes.describe(project, request.params.name),
         )
       : checkBody<ConfigureIndexBody>(request, configureIndexBody);
-    const index = ctx.indexes.configure(project, request.params.name, body);
+    const index = ctx.indexes.configure(project, request.params.name, body, tagRulesOf(request));
     // 2026-07 answers configure with 200; earlier versions with 202.
     return reply.code(v2607 ? 200 : 202).send(indexRecord(index, dataPlaneBase(request, ctx.config)));
   });
