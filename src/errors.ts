@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'PAYMENT_REQUIRED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
   | 'ALREADY_EXISTS'
   | 'FAILED_PRECONDITION'
   | 'UNPROCESSABLE_ENTITY'
@@ -24,6 +25,8 @@ const STATUS: Record<ErrorCode, number> = {
   PAYMENT_REQUIRED: 402,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  /** A known path asked by a method it is not served for (the reply's Allow header lists those). */
+  METHOD_NOT_ALLOWED: 405,
   ALREADY_EXISTS: 409,
   FAILED_PRECONDITION: 412,
   UNPROCESSABLE_ENTITY: 422,

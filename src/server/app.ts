@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { ApiError, clip, invalid, isStorageFull, notFound, show } from '../errors.js';
 import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_PARAM_LENGTH } from '../limits.js';
+import { AllowedMethods } from './allowed-methods.js';
 import { registerAuth } from './auth.js';
 import type { Config } from '../config.js';
 import { readRestOfBody, registerBodyDrain } from './body-drain.js';
@@ -109,6 +110,8 @@ export async function buildApp(
     if (isStorageFull(err)) ctx.disk.noteFull(); // releases the disk reserve at once if space is gone
     return sendError(request, reply, err);
   });
+  const allowed = new AllowedMethods();
+  app.addHook('onRoute', (route) => allowed.add(route));
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0];
     if (planeOf(path) === 'data') {
@@ -117,6 +120,12 @@ export async function buildApp(
       if (!ctx.catalog.indexes.getByHost(projectOf(request).id, decodeURIComponent(hostId))) {
         return sendError(request, reply, notFound(`Index host ${clip(hostId, 200)} not found for this API key's project.`));
       }
+    }
+    const methods = allowed.of(path);
+    if (methods.length > 0) {
+      reply.header('allow', methods.join(', '));
+      const message = `${request.method} is not allowed on ${clip(path, 200)}; it is served for ${methods.join(', ')}`;
+      return sendError(request, reply, new ApiError('METHOD_NOT_ALLOWED', message));
     }
     return sendError(request, reply, notFound(`Unknown route: ${request.method} ${clip(path, 200)}`));
   });

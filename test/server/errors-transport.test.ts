@@ -5,7 +5,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { startServer, api, TEST_API_KEY, CURRENT_VERSION, type TestServer } from '../helpers/server.js';
-import { assertError, assertCommon, serverlessBody, stopAndClean } from './support.js';
+import { assertError, assertCommon, assertDataPlaneError, serverlessBody, stopAndClean } from './support.js';
 
 const MiB = 1024 * 1024;
 
@@ -53,12 +53,29 @@ describe('errors and transport', () => {
       assertError(res, 404, 'NOT_FOUND');
     });
 
-    it('an unsupported method on a known path is an error in the JSON shape', async () => {
+    it('a method a known path is not served for is 405 naming the methods it is, in the Allow header too', async () => {
       const res = await api(server, 'PUT', '/indexes', { body: {} });
-      assert.ok(res.status === 404 || res.status === 405, `got ${res.status}`);
-      assertCommon(res);
-      assert.equal(res.body?.status, res.status, res.text);
-      assert.equal(typeof res.body?.error?.code, 'string', res.text);
+      assertError(res, 405, 'METHOD_NOT_ALLOWED', ['PUT', '/indexes', 'GET, HEAD, POST']);
+      assert.equal(res.headers.get('allow'), 'GET, HEAD, POST');
+      const param = await api(server, 'POST', '/indexes/some-name');
+      assertError(param, 405, 'METHOD_NOT_ALLOWED');
+      assert.equal(param.headers.get('allow'), 'DELETE, GET, HEAD, PATCH');
+      // Routes outside the API too: /health is GET only.
+      const health = await api(server, 'POST', '/health', { body: {} });
+      assertError(health, 405, 'METHOD_NOT_ALLOWED');
+      assert.equal(health.headers.get('allow'), 'GET, HEAD');
+    });
+
+    it('on the data plane: 405 in its gRPC shape for a known index, 404 for an unknown one', async () => {
+      const created = await api(server, 'POST', '/indexes', { body: serverlessBody('method-405') });
+      assert.equal(created.status, 201, created.text);
+      const base = new URL(created.body.host).pathname;
+      // Pinecone answers DELETE /vectors/delete with 405 (pinecone-wire.md §3).
+      const res = await api(server, 'DELETE', `${base}/vectors/delete`);
+      assertDataPlaneError(res, 405, 'METHOD_NOT_ALLOWED', 12);
+      assert.equal(res.headers.get('allow'), 'POST');
+      assertDataPlaneError(await api(server, 'DELETE', '/svc/no-such-host/vectors/delete'), 404, 'NOT_FOUND', 5);
+      assertDataPlaneError(await api(server, 'GET', `${base}/vectors/nothing-here`), 404, 'NOT_FOUND', 5);
     });
   });
 
@@ -187,26 +204,23 @@ describe('errors and transport', () => {
   });
 
   describe('long route parameters, URLs and headers', () => {
-    it('a 1600-character index name reaches the handler (404 or 400, not 414/431)', async () => {
+    it('a 1600-character index name reaches the handler (404, not 414/431)', async () => {
       const name = 'a'.repeat(1600);
       const res = await api(server, 'GET', `/indexes/${name}`);
-      assert.ok(res.status === 404 || res.status === 400, `got ${res.status}: ${res.text.slice(0, 300)}`);
-      assertError(res, res.status, res.status === 404 ? 'NOT_FOUND' : 'INVALID_ARGUMENT');
+      assertError(res, 404, 'NOT_FOUND');
     });
 
-    it('a 1700-character index name is a JSON error (400 or 404)', async () => {
+    it('a 1700-character index name is a 400 naming the path parameter limit', async () => {
       const name = 'b'.repeat(1700);
       const res = await api(server, 'GET', `/indexes/${name}`);
-      assert.ok(res.status === 404 || res.status === 400, `got ${res.status}: ${res.text.slice(0, 300)}`);
-      assertError(res, res.status, res.status === 404 ? 'NOT_FOUND' : 'INVALID_ARGUMENT');
+      assertError(res, 400, 'INVALID_ARGUMENT', ['path parameter exceeds 1600 characters']);
     });
 
-    it('a long name on PATCH and DELETE is a JSON error, not a transport failure', async () => {
+    it('a 1600-character name (the limit) on PATCH and DELETE is a 404 in the JSON shape, not a transport failure', async () => {
       const name = 'c'.repeat(1600);
       for (const method of ['PATCH', 'DELETE']) {
         const res = await api(server, method, `/indexes/${name}`, method === 'PATCH' ? { body: { tags: {} } } : {});
-        assert.ok(res.status === 404 || res.status === 400, `${method} got ${res.status}`);
-        assertError(res, res.status, res.status === 404 ? 'NOT_FOUND' : 'INVALID_ARGUMENT');
+        assertError(res, 404, 'NOT_FOUND');
       }
     });
 
