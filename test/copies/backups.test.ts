@@ -368,13 +368,9 @@ describe('backups and restores', () => {
     });
 
     it('limit 0, 101, -1, 1.5 or "x" → 400; a malformed token → 400', async () => {
+      // An empty limit is refused too: "limit=" is not the same as no limit.
       for (const limit of ['0', '101', '-1', '1.5', 'x', '']) {
         const res = await api(server, 'GET', `/indexes/page-src/backups?limit=${limit}`);
-        if (limit === '') {
-          // An empty limit is either ignored (default) or refused; never a 5xx.
-          assert.ok(res.status === 200 || res.status === 400, res.text);
-          continue;
-        }
         assertError(res, 400, 'INVALID_ARGUMENT', ['limit']);
         assertError(await api(server, 'GET', `/backups?limit=${limit}`), 400, 'INVALID_ARGUMENT', ['limit']);
         assertError(await api(server, 'GET', `/restore-jobs?limit=${limit}`), 400, 'INVALID_ARGUMENT', ['limit']);

@@ -335,11 +335,12 @@ describe('index configure and delete', () => {
       assert.equal(got.body.status.state, 'Ready');
     });
 
-    it('does not change immutable fields (dimension, metric, cloud) even if sent', async () => {
+    it('refuses fields fixed at create (dimension, metric) with a 400 and changes nothing, tags included', async () => {
       const created = await create(serverlessBody('immutable', { dimension: 8 }));
       const res = await patch('immutable', { dimension: 16, metric: 'euclidean', tags: { t: 'x' } });
-      assert.ok(res.status === 202 || res.status === 400, res.text);
+      assertError(res, 400, 'INVALID_ARGUMENT', ['dimension', 'fixed when the index is created']);
       const got = await get('immutable');
+      assert.deepEqual(got.body.tags, {});
       assert.equal(got.body.dimension, 8);
       assert.equal(got.body.metric, 'cosine');
       assert.equal(got.body.host, created.body.host);
