@@ -58,7 +58,8 @@ export async function exportIndex(
   if (readdirSync(outDir).length > 0) throw new Error(`the output directory ${outDir} is not empty`);
   const snapshot = RecordSnapshot.open(indexDir);
   try {
-    const namespaces = snapshot.namespaces().filter((n) => namespace === undefined || n.name === namespace);
+    // Records only: an empty namespace (made by POST /namespaces) has no rows to write.
+    const namespaces = snapshot.namespaces().filter((n) => n.count > 0 && (namespace === undefined || n.name === namespace));
     if (namespace !== undefined && namespaces.length === 0) {
       throw new Error(`namespace ${JSON.stringify(namespace)} holds no records in this index`);
     }

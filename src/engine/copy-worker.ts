@@ -45,6 +45,8 @@ function copy(job: CopyJob): void {
     const target = RecordStore.open(job.target);
     let done = 0;
     try {
+      // Namespaces created by POST /namespaces exist even while empty: so in the copy.
+      for (const ns of snapshot.namespaces()) if (ns.explicit) target.createNamespace(ns.name);
       let batchNs = '';
       let batch: StoredRecord[] = [];
       const flush = (): void => {

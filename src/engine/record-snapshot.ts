@@ -19,14 +19,14 @@ interface Row {
 }
 
 export class RecordSnapshot {
-  private readonly namespaceList: { name: string; nsid: number; count: number }[];
+  private readonly namespaceList: { name: string; nsid: number; count: number; explicit: number }[];
 
   private constructor(private readonly db: Database.Database) {
     // The first read of a deferred transaction fixes its snapshot.
     db.exec('BEGIN');
     this.namespaceList = db
-      .prepare<[], { name: string; nsid: number; count: number }>(
-        'SELECT name, nsid, count FROM namespaces WHERE count > 0 ORDER BY name',
+      .prepare<[], { name: string; nsid: number; count: number; explicit: number }>(
+        'SELECT name, nsid, count, explicit FROM namespaces WHERE count > 0 OR explicit = 1 ORDER BY name',
       )
       .all();
   }
@@ -42,8 +42,12 @@ export class RecordSnapshot {
     }
   }
 
-  namespaces(): { name: string; count: number }[] {
-    return this.namespaceList.map(({ name, count }) => ({ name, count }));
+  /**
+   * The namespaces that exist: those holding records, and those created by POST
+   * /namespaces (`explicit`), which exist even while empty.
+   */
+  namespaces(): { name: string; count: number; explicit: boolean }[] {
+    return this.namespaceList.map(({ name, count, explicit }) => ({ name, count, explicit: explicit === 1 }));
   }
 
   totalCount(): number {

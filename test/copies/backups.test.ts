@@ -318,6 +318,25 @@ describe('backups and restores', () => {
     assert.equal((await stats(server, idx.host)).totalVectorCount, 0);
   });
 
+  it('a namespace made by POST /namespaces is copied while empty: listed by the restored index, counted by the backup', async () => {
+    const src = await createIndex(server, serverlessIndex('ns-src', 4));
+    const made = await api(server, 'POST', `${src.host}/namespaces`, { body: { name: 'made-empty' } });
+    assert.equal(made.status, 200, made.text);
+    const recs = makeRecords('n', 3, 4);
+    await upsert(server, src.host, recs, 'full');
+    const b = await readyBackup(server, 'ns-src');
+    assert.equal(b.namespace_count, 2);
+    assert.equal(b.record_count, 3);
+    const [, idx] = await restore(server, b.backup_id, 'ns-restored');
+    const listed = await api(server, 'GET', `${idx.host}/namespaces`);
+    assert.equal(listed.status, 200, listed.text);
+    const byName = Object.fromEntries((listed.body.namespaces as { name: string; record_count: string }[]).map((n) => [n.name, n.record_count]));
+    assert.deepEqual(byName, { 'made-empty': '0', full: '3' });
+    await assertNamespaceHolds(server, idx.host, 'full', recs);
+    // Still a namespace of its own: creating it again is a conflict.
+    assert.equal((await api(server, 'POST', `${idx.host}/namespaces`, { body: { name: 'made-empty' } })).status, 409);
+  });
+
   describe('listing and paging', () => {
     const created: string[] = []; // backup ids of page-src, oldest first
 
