@@ -168,37 +168,48 @@ for (const multiple of [undefined, 2, 5, 10, 20]) {
 }
 
 // The postings' candidates in two stages (sparse/hybrid.ts HYBRID_POSTINGS_FIRST) against
-// all scored at once, with the query's sparse weights as generated and ×20 (the sparse part
-// dominating). Each round runs every query once, on one of the three searches in turn
-// (dense alone, two stages, all at once), so no search reruns a query whose records the
+// all scored at once, and the default search without its step 2b (the sparse side's exact
+// top), with the query's sparse weights as generated and ×20 (the sparse part
+// dominating). Each round runs every query once, on one of the four searches in turn
+// (dense alone and the three hybrid ones), so no search reruns a query whose records the
 // previous one just brought into the caches: each meets memory as a server's stream of
 // different queries does.
 for (const scale of [1, 20]) {
   const scaled = sparse.queries.map((s) => (scale === 1 ? s : { indices: s.indices, values: Float32Array.from(s.values, (v) => v * scale) }));
   const scaledTruth = scaled.map((s, q) => new Set(hybrid.search({ dense: dense.queries.subarray(q * dim, (q + 1) * dim), sparse: s, topK: k, exact: true }).map((h) => h.id)));
-  const firsts = [undefined, HYBRID_CANDIDATE_MULTIPLE];
-  const ms: number[][] = [[], [], []];
-  const found = [0, 0];
-  const second = [0, 0];
+  // [postings first stage, step 2b] per hybrid variant; the last slot is dense alone.
+  const variants: [number | undefined, boolean | undefined][] = [[undefined, undefined], [HYBRID_CANDIDATE_MULTIPLE, undefined], [undefined, false]];
+  const DENSE = variants.length;
+  const ms: number[][] = [[], [], [], []];
+  const found = [0, 0, 0];
+  const second = [0, 0, 0];
+  const sparseTop = [0, 0, 0];
+  const bounded = [0, 0, 0];
   let wanted = 0;
   for (const t of scaledTruth) wanted += t.size;
-  for (let round = 0; round < 6; round++) {
+  for (let round = 0; round < 8; round++) {
     for (let q = 0; q < queries; q++) {
-      const which = (q + round) % 3;
+      const which = (q + round) % 4;
       const dq = dense.queries.subarray(q * dim, (q + 1) * dim);
       const trace: SearchTrace = {};
       t0 = performance.now();
-      const got = which === 2 ? hybrid.search({ dense: dq, topK: k }) : hybrid.search({ dense: dq, sparse: scaled[q], topK: k, hybridPostingsFirst: firsts[which], trace });
+      const got =
+        which === DENSE
+          ? hybrid.search({ dense: dq, topK: k })
+          : hybrid.search({ dense: dq, sparse: scaled[q], topK: k, hybridPostingsFirst: variants[which][0], hybridSparseTop: variants[which][1], trace });
       ms[which].push(performance.now() - t0);
-      if (which === 2 || round >= 3) continue;
+      if (which === DENSE || round >= 4) continue;
       found[which] += got.filter((h) => scaledTruth[q].has(h.id)).length;
       if (trace.hybridAllPostings) second[which]++;
+      if (trace.hybridSparseTop) sparseTop[which]++;
+      if (trace.hybridBounded) bounded[which]++;
     }
   }
-  const d = p50(ms[2]);
+  const d = p50(ms[DENSE]);
   const line = (which: number, label: string): string =>
-    `${label}: recall@${k} ${(found[which] / wanted).toFixed(4)}, p50 ${p50(ms[which]).toFixed(3)} ms (${(p50(ms[which]) / d).toFixed(2)}× dense)`;
+    `${label}: recall@${k} ${(found[which] / wanted).toFixed(4)}, p50 ${p50(ms[which]).toFixed(3)} ms (${(p50(ms[which]) / d).toFixed(2)}× dense), ` +
+    `second stage ${second[which]}/${queries}, step 2b ${sparseTop[which]}/${queries}, bounded ${bounded[which]}/${queries}`;
   console.log(
-    `hybrid postings candidates, sparse weights ×${scale}, queries spread (dense p50 ${d.toFixed(3)} ms): ${line(0, `two stages (second ran on ${second[0]}/${queries})`)}; ${line(1, 'all at once')}`,
+    `hybrid postings candidates, sparse weights ×${scale}, queries spread (dense p50 ${d.toFixed(3)} ms): ${line(0, 'default (two stages)')}; ${line(1, 'all at once')}; ${line(2, 'two stages without step 2b')}`,
   );
 }

@@ -67,6 +67,8 @@ export interface SearchQuery {
   hybridPostingsFirst?: number;
   /** Hybrid threshold step's limits (bench measurement; defaults sparse/hybrid.ts). */
   hybridThresholdLimits?: { maxPostings: number; maxRecords: number };
+  /** False: hybrid search skips its step 2b, the sparse side's exact top (tests, bench A/B; sparse/hybrid.ts). */
+  hybridSparseTop?: boolean;
   /** The most dense candidates hybrid search's step 3 may ask for (tests, bench; default sparse/hybrid.ts maxDenseCandidates()). */
   hybridMaxDense?: number;
   /** Hybrid search's exact-scan budget when its threshold step did not run (tests, bench; default sparse/hybrid.ts). */
@@ -87,6 +89,8 @@ export interface SearchTrace {
   hybridBounded?: boolean;
   /** Hybrid search scored every postings candidate, not only the first stage's (sparse/hybrid.ts). */
   hybridAllPostings?: boolean;
+  /** Hybrid search ran its step 2b, the sparse side's exact top (sparse/hybrid.ts). */
+  hybridSparseTop?: boolean;
   /** How many dense candidates hybrid search asked the graph for in the end (sparse/hybrid.ts step 3). */
   hybridDenseCandidates?: number;
   /** Hybrid search's threshold step did not run and an exact scan replaced its answer (sparse/hybrid.ts HYBRID_EXACT_FALLBACK_COST). */
@@ -498,12 +502,20 @@ export class VectorSet {
           sparseCandidates: (n) => this.sparse.candidates(prepared, n, HYBRID_POSTINGS_COVERAGE),
           sparseReaching: (tau) =>
             this.sparse.reaching(prepared, tau, q.hybridThresholdLimits?.maxPostings ?? HYBRID_THRESHOLD_MAX_POSTINGS, q.hybridThresholdLimits?.maxRecords ?? HYBRID_THRESHOLD_MAX_RECORDS),
+          sparseTop:
+            q.hybridSparseTop === false
+              ? undefined
+              : (m) => {
+                  const hits = this.sparse.search(prepared, m, idOf);
+                  return { labels: hits.map((h) => h.label), least: hits.length < m ? undefined : hits[hits.length - 1].rank };
+                },
           scorer,
           idOf,
         }, q.hybridPostingsFirst, q.hybridMaxDense ?? maxDenseCandidates(this.dim));
         if (q.trace) {
           q.trace.hybridBounded = found?.bounded;
           q.trace.hybridAllPostings = found?.allPostings;
+          q.trace.hybridSparseTop = found?.sparseTop;
           q.trace.hybridDenseCandidates = found?.denseCandidates;
         }
         // Not bounded: the candidates' answer may miss records; exact instead when cheap.

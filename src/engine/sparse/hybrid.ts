@@ -14,6 +14,14 @@
 //    recall. This step is skipped when it would read more than
 //    HYBRID_THRESHOLD_MAX_POSTINGS entries or score more than
 //    HYBRID_THRESHOLD_MAX_RECORDS (τ low against the sparse scores), or when τ ≤ 0.
+// 2b. When step 2 is over its budget on a query whose sparse part decides (a postings
+//    candidate entered the top k in step 1), the postings give their exact top m by sparse
+//    score (m = the dense candidates' count; SparseIndex search(), MaxScore), scored exactly
+//    too. A record outside both candidate sets then scores at most dMax + its sparse
+//    bound: the m-th best sparse score (0 when fewer than m records share a dimension:
+//    the others score 0 on the sparse part). When θ reaches that, the answer is exact up
+//    to the graph's recall; otherwise step 2 is tried again, its τ raised by the new θ.
+//    Runs once a query.
 // 3. Then the dense candidates grow (HYBRID_DENSE_GROWTH) while a walk for them stays
 //    cheap (HYBRID_DENSE_BUDGET: low dimensions), lowering dMax, and step 2 is tried
 //    again. If it never runs, the answer is the candidates', whose recall is measured
@@ -56,10 +64,11 @@ export const HYBRID_POSTINGS_COVERAGE = 0.5;
  * HYBRID_THRESHOLD_MAX_RECORDS records survive its bounds. Measured at 100k records on
  * the bench's data (README "Search engine"): at 10 × topK the candidates alone give
  * recall@10 0.9985, as much as with the step allowed 200k entries (it then ran on 27 of
- * 200 queries, p50 4.5× a dense query's against 2.8× at 25k); where the sparse part dominates (query weights ×20) it is what would restore
+ * 200 queries, p50 4.5× a dense query's against 2.8× at 25k); where the sparse part dominates (query weights ×20) it would restore
  * recall (0.71 without it), but there it reads over 100k entries — allowed 200k it ran on
  * 30 of 200 queries for 0.74 at 4.9× a dense query. So the budget keeps the step to the
- * queries where it is cheap.
+ * queries where it is cheap, and step 2b serves those others (recall 1.0, README "Search
+ * engine").
  */
 export const HYBRID_THRESHOLD_MAX_POSTINGS = 25_000;
 export const HYBRID_THRESHOLD_MAX_RECORDS = 200;
@@ -112,6 +121,13 @@ export interface HybridSources {
   sparseCandidates(n: number): readonly number[];
   /** Every label whose sparse score reaches tau > 0 (and none clearly below it); undefined when too costly. */
   sparseReaching(tau: number): readonly number[] | undefined;
+  /**
+   * The exact top m labels by sparse score (best first), and `least`: the m-th best
+   * sparse score rounded to float32, or undefined when fewer than m labels share a
+   * dimension with the query (then every one that does is among them). Absent: step 2b
+   * does not run.
+   */
+  sparseTop?(m: number): { labels: readonly number[]; least: number | undefined };
   /** Exact hybrid scoring (dense + sparse): rankWith(label, dense, sparse) is the rank. */
   scorer: Scorer;
   idOf(label: number): string;
@@ -162,9 +178,10 @@ class Batch {
 }
 
 /**
- * Top `topK` by exact hybrid score, whether the threshold step ran (`bounded`: exact up to
- * the graph's recall), whether the postings' second stage did (`allPostings`) and how many
- * dense candidates were asked for in the end (`denseCandidates`); undefined when the graph
+ * Top `topK` by exact hybrid score, whether the threshold step or step 2b bounded it
+ * (`bounded`: exact up to the graph's recall), whether the postings' second stage ran
+ * (`allPostings`), whether step 2b did (`sparseTop`) and how many dense candidates were
+ * asked for in the end (`denseCandidates`); undefined when the graph
  * gave fewer than asked (scan exactly). `postingsFirst`: the postings' first stage as a
  * multiple of topK (bench measurement); `maxDense`: the most dense candidates step 3 may
  * ask for (maxDenseCandidates()).
@@ -175,7 +192,7 @@ export function hybridSearch(
   s: HybridSources,
   postingsFirst: number = HYBRID_POSTINGS_FIRST,
   maxDense = 0,
-): { hits: ScoredHit[]; bounded: boolean; allPostings: boolean; denseCandidates: number } | undefined {
+): { hits: ScoredHit[]; bounded: boolean; allPostings: boolean; sparseTop: boolean; denseCandidates: number } | undefined {
   let n = Math.max(topK, Math.ceil(topK * multiple));
   let fromGraph = s.graph(n);
   // Fewer than asked: the walk did not reach n records, so nothing bounds the others.
@@ -202,6 +219,7 @@ export function hybridSearch(
   }
 
   let bounded = false;
+  let sparseTop = false;
   for (;;) {
     // Step 2: every record whose sparse part could lift it past θ0.
     const theta = top.threshold;
@@ -217,6 +235,21 @@ export function hybridSearch(
         break;
       }
     }
+    // Step 2b: the sparse side's exact top n, once, when the sparse part decides.
+    if (allPostings && !sparseTop && s.sparseTop) {
+      sparseTop = true;
+      const { labels, least } = s.sparseTop(n);
+      for (const label of labels) batch.add(label);
+      batch.score(s);
+      batch.offerAll(s, top);
+      const theta = top.threshold;
+      const outside = dMax + (least === undefined ? 0 : Math.max(least, 0));
+      if (theta !== undefined && theta - 2.5e-7 * (Math.abs(theta) + Math.abs(outside)) >= outside) {
+        bounded = true;
+        break;
+      }
+      continue; // step 2 again, with θ raised
+    }
     // Step 3: HYBRID_DENSE_GROWTH times the dense candidates, within maxDense. That lowers
     // dMax, so raises τ (fewer records reach it, and step 2 may fit its budget), and may
     // raise θ0.
@@ -231,7 +264,7 @@ export function hybridSearch(
     batch.offerAll(s, top);
   }
   const hits = top.sorted().map((r) => ({ label: r.slot, id: r.id, score: s.scorer.score(r.rank) }));
-  return { hits, bounded, allPostings, denseCandidates: n };
+  return { hits, bounded, allPostings, sparseTop, denseCandidates: n };
 }
 
 /**

@@ -774,7 +774,8 @@ describe('Hybrid search with a graph', () => {
 
   it('scores the postings\' other candidates only when their first ones reach the top k, and then as if all were scored at once', () => {
     const rand4 = prng(14);
-    // The threshold step off, so the candidates alone decide the answer.
+    // The threshold step and step 2b (the sparse side's exact top) off, so the candidates
+    // alone decide the answer.
     const noStep = { maxPostings: 0, maxRecords: 0 };
     for (const scale of [0.01, 100]) {
       let second = 0;
@@ -783,10 +784,10 @@ describe('Hybrid search with a graph', () => {
         const raw = zipfSparse(rand4, 4 + Math.floor(rand4() * 8), 0);
         const sparse = { indices: raw.indices, values: raw.values.map((v) => v * scale) };
         const trace: SearchTrace = {};
-        const got = set.search({ dense, sparse, topK: 10, ...candidatesOnly, trace, hybridThresholdLimits: noStep });
+        const got = set.search({ dense, sparse, topK: 10, ...candidatesOnly, trace, hybridThresholdLimits: noStep, hybridSparseTop: false });
         if (!trace.hybridAllPostings) continue;
         second++;
-        const allAtOnce = set.search({ dense, sparse, topK: 10, ...candidatesOnly, hybridThresholdLimits: noStep, hybridPostingsFirst: HYBRID_CANDIDATE_MULTIPLE });
+        const allAtOnce = set.search({ dense, sparse, topK: 10, ...candidatesOnly, hybridThresholdLimits: noStep, hybridSparseTop: false, hybridPostingsFirst: HYBRID_CANDIDATE_MULTIPLE });
         assert.deepEqual(got, allAtOnce, `scale ${scale} q${qi}`);
       }
       // Dense-dominated: the graph's candidates hold the top k. Sparse-dominated: the postings' do.
