@@ -7,7 +7,7 @@ import { isPodSpec, type IndexRow } from '../catalog/indexes.js';
 import { compileFilter, FilterError, isEmptyFilter, parseFilterNode, type FilterNode } from '../engine/filter.js';
 import type { StoredRecord } from '../engine/model.js';
 import type { EngineMatch } from '../engine/protocol.js';
-import type { ImportProgress } from '../engine/store/record-store.js';
+import type { Candidates, ImportProgress } from '../engine/store/record-store.js';
 import { conflict, invalid, notFound, show } from '../errors.js';
 import {
   DELETE_MAX_IDS,
@@ -137,9 +137,7 @@ export class VectorService {
       checkFilterable(index, node);
       const dryRun = optionalBoolean(obj.dryRun, 'dryRun', false);
       if (!setMetadata && !dryRun) throw invalid('setMetadata is required for an update by filter');
-      // The engine's columns name the matches; the store checks each again when it writes
-      // (a write that landed meanwhile may have changed it).
-      const candidates = await this.registry.engine.ids(index.id, ns, node, this.lsn(index));
+      const candidates = await this.candidates(index, ns, node);
       const { result, lsn } = await this.writes.updateMetadataWhere(index, ns, node, setMetadata ?? {}, dryRun, candidates);
       return { result: { matchedRecords: result }, lsn };
     }
@@ -153,6 +151,16 @@ export class VectorService {
     }
     const { lsn } = await this.writes.update(index, ns, id, { values, sparse, setMetadata });
     return { result: {}, lsn };
+  }
+
+  /**
+   * The records an update or delete by filter examines: the engine's matches at the
+   * acknowledged seq or later. The store checks each again when it writes, and the
+   * records written since that seq too (writes that landed meanwhile: forEachMatch).
+   */
+  private async candidates(index: IndexRow, ns: string, node: FilterNode): Promise<Candidates> {
+    const asOf = this.lsn(index);
+    return { ids: await this.registry.engine.ids(index.id, ns, node, asOf), asOf };
   }
 
   /** Resolves with the delete's LSN. */
@@ -170,8 +178,7 @@ export class VectorService {
     if (obj.filter !== undefined) {
       const node = requireFilterNode(obj.filter);
       checkFilterable(index, node);
-      const candidates = await this.registry.engine.ids(index.id, ns, node, this.lsn(index));
-      return (await this.writes.deleteWhere(index, ns, node, candidates)).lsn;
+      return (await this.writes.deleteWhere(index, ns, node, await this.candidates(index, ns, node))).lsn;
     }
     const ids = idList(obj.ids, 'ids', DELETE_MAX_IDS);
     return (await this.writes.deleteIds(index, ns, ids)).lsn;

@@ -8,7 +8,7 @@
 import type { IndexRow } from '../catalog/indexes.js';
 import type { FilterNode } from '../engine/filter.js';
 import type { Metadata, StoredRecord } from '../engine/model.js';
-import type { ImportProgress, RecordPatch } from '../engine/store/record-store.js';
+import type { Candidates, ImportProgress, RecordPatch } from '../engine/store/record-store.js';
 import type { IndexRegistry } from './index-registry.js';
 import type { Write, WriteCalls } from './writer/protocol.js';
 
@@ -43,7 +43,8 @@ export class WritePath {
 
   /**
    * The number of matching records (all changed unless `dryRun`). `candidates`: the ids
-   * the engine found matching; the store checks each again and examines no other.
+   * the engine found matching; the store checks each again, and the records written since
+   * (store forEachMatch), and examines no other.
    */
   updateMetadataWhere(
     index: IndexRow,
@@ -51,7 +52,7 @@ export class WritePath {
     filter: FilterNode,
     setMetadata: Metadata,
     dryRun: boolean,
-    candidates: string[],
+    candidates: Candidates,
   ): Promise<Written<number>> {
     return this.send(index, { op: 'update-where', ns, filter, setMetadata, dryRun, candidates });
   }
@@ -61,7 +62,7 @@ export class WritePath {
   }
 
   /** Deletes the `candidates` (the engine's matches) that still match `filter`. */
-  deleteWhere(index: IndexRow, ns: string, filter: FilterNode, candidates: string[]): Promise<Written<null>> {
+  deleteWhere(index: IndexRow, ns: string, filter: FilterNode, candidates: Candidates): Promise<Written<null>> {
     return this.send(index, { op: 'delete-where', ns, filter, candidates });
   }
 

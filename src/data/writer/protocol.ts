@@ -9,7 +9,7 @@ import type { IndexRow } from '../../catalog/indexes.js';
 import type { ErrorCode } from '../../errors.js';
 import type { FilterNode } from '../../engine/filter.js';
 import type { Metadata, StoredRecord } from '../../engine/model.js';
-import type { ImportProgress, RecordPatch } from '../../engine/store/record-store.js';
+import type { Candidates, ImportProgress, RecordPatch } from '../../engine/store/record-store.js';
 
 /** Each write: its arguments and its result. */
 export interface WriteCalls {
@@ -26,13 +26,13 @@ export interface WriteCalls {
   'import-batch': { args: { ns: string; records: StoredRecord[]; importId: number; progress: ImportProgress }; result: number };
   /** Result: false when the id does not exist (nothing written). */
   update: { args: { ns: string; id: string; patch: RecordPatch }; result: boolean };
-  /** `candidates`: the engine's matches, each checked again. Result: records matching. */
+  /** `candidates`: the engine's matches, each checked again (store forEachMatch). Result: records matching. */
   'update-where': {
-    args: { ns: string; filter: FilterNode; setMetadata: Metadata; dryRun: boolean; candidates: string[] };
+    args: { ns: string; filter: FilterNode; setMetadata: Metadata; dryRun: boolean; candidates: Candidates };
     result: number;
   };
   'delete-ids': { args: { ns: string; ids: string[] }; result: null };
-  'delete-where': { args: { ns: string; filter: FilterNode; candidates: string[] }; result: null };
+  'delete-where': { args: { ns: string; filter: FilterNode; candidates: Candidates }; result: null };
   /** Result: false when the namespace does not exist. */
   'drop-namespace': { args: { ns: string }; result: boolean };
   /** Result: false when the namespace already exists. */

@@ -125,20 +125,36 @@ export class RecordReader {
 }
 
 /**
+ * The ids a search engine found matching a filter at seq `asOf` or later (it may answer
+ * from a later state, never an earlier one): an update or delete by filter examines these
+ * instead of scanning the namespace.
+ */
+export interface Candidates {
+  ids: readonly string[];
+  asOf: number;
+}
+
+/**
  * Calls `onMatch(id)` for each record of namespace `nsid` whose metadata matches, in id
  * order. Safe while the callback deletes the id it was given: the keyset scan resumes
  * after the last id it read. `candidates`: only these ids are examined (the engine's
- * match set, so nothing is scanned), each checked against its current metadata.
+ * match set, so nothing is scanned), and the records written after their `asOf`, each
+ * checked against its current metadata. Invariant: a record matching now either matched
+ * at asOf and was not written since (so it is a candidate), or was written since; writes
+ * the writer committed while the engine looked (acknowledged before this operation's seq)
+ * are therefore not missed.
  */
 export function forEachMatch(
   st: Statements,
   nsid: number,
   predicate: Predicate,
-  candidates: readonly string[] | undefined,
+  candidates: Candidates | undefined,
   onMatch: (id: string, metadata: Metadata | undefined) => void,
 ): void {
   if (candidates) {
-    for (const id of new Set(candidates)) {
+    const ids = new Set(candidates.ids);
+    for (const { id } of st.writtenAfter.all(candidates.asOf, nsid)) ids.add(id);
+    for (const id of ids) {
       const row = st.get.get(nsid, id);
       if (row === undefined) continue;
       const metadata = decodeMetadata(row.metadata);

@@ -44,7 +44,9 @@ import { fsyncDirectory } from '../fsync.js';
 import { ChangeLog } from './change-log.js';
 import { StoreMaintenance } from './maintenance.js';
 import type { ImportProgress } from './import-progress.js';
-import { type ListOptions, RecordReader } from './reads.js';
+import { type Candidates, type ListOptions, RecordReader } from './reads.js';
+
+export type { Candidates };
 import { configure, readPragmas, RECORD_STORE_FILE, type StorePragmas } from './schema.js';
 import { prepareStatements } from './statements.js';
 import { type RecordPatch, RecordWriter } from './writes.js';
@@ -131,14 +133,14 @@ export class RecordStore {
 
   /**
    * Merges `setMetadata` into every matching record; a dry run only counts (and refuses what the update would). `candidates`:
-   * only these ids are examined (the engine's match set), each checked again.
+   * only these ids (the engine's match set) and the records written after it are examined, each checked again (forEachMatch).
    */
   updateMetadataWhere(
     ns: string,
     predicate: Predicate,
     setMetadata: Metadata,
     dryRun: boolean,
-    candidates?: readonly string[],
+    candidates?: Candidates,
   ): { matched: number; changes: Change[] } {
     return this.writer.updateMetadataWhere(ns, predicate, setMetadata, dryRun, candidates);
   }
@@ -149,7 +151,7 @@ export class RecordStore {
   }
 
   /** Deletes every record of the namespace whose metadata matches (`candidates`: as above). */
-  deleteWhere(ns: string, predicate: Predicate, candidates?: readonly string[]): Change[] {
+  deleteWhere(ns: string, predicate: Predicate, candidates?: Candidates): Change[] {
     return this.writer.deleteWhere(ns, predicate, candidates);
   }
 

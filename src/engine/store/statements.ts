@@ -113,6 +113,11 @@ export function prepareStatements(db: Database.Database) {
     scanMetadata: db.prepare<[number, string, number], { id: string; metadata: string | null }>(
       'SELECT id, metadata FROM records WHERE nsid = ? AND id > ? ORDER BY id LIMIT ?',
     ),
+    // Records of a namespace written after a seq: through seq's own index (its UNIQUE
+    // constraint), so it reads only the index's recent writes, whatever the namespace's
+    // size. The unary + keeps nsid from choosing the primary key instead, which would read
+    // the whole namespace (EXPLAIN QUERY PLAN: ~18 ms against 0.02 ms at 200k records).
+    writtenAfter: db.prepare<[number, number], { id: string }>('SELECT id FROM records WHERE seq > ? AND +nsid = ?'),
 
     // The change log: live rows, tombstones and drops after a seq, merged in seq order
     // (SQLite merges the three seq-ordered arms; records in dropped nsids are excluded by

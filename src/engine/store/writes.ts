@@ -14,7 +14,7 @@ import { METADATA_MAX_BYTES } from '../../limits.js';
 import type { Predicate } from '../filter.js';
 import type { Change, Metadata, SparseValues, StoredRecord } from '../model.js';
 import { type ImportProgress, toImportProgressRow } from './import-progress.js';
-import { forEachMatch } from './reads.js';
+import { type Candidates, forEachMatch } from './reads.js';
 import { normalized, readMeta, type Statements, toParams, toRecord } from './statements.js';
 
 /** `values` and `sparse` replace the stored ones; `setMetadata` adds or overwrites keys. */
@@ -90,7 +90,7 @@ export class RecordWriter {
     predicate: Predicate,
     setMetadata: Metadata,
     dryRun: boolean,
-    candidates?: readonly string[],
+    candidates?: Candidates,
   ): { matched: number; changes: Change[] } {
     const namespace = this.st.namespace.get(ns);
     if (namespace === undefined) return { matched: 0, changes: [] };
@@ -132,7 +132,7 @@ export class RecordWriter {
   }
 
   /** Deletes every record of the namespace whose metadata matches (`candidates`: see forEachMatch). */
-  deleteWhere(ns: string, predicate: Predicate, candidates?: readonly string[]): Change[] {
+  deleteWhere(ns: string, predicate: Predicate, candidates?: Candidates): Change[] {
     const namespace = this.st.namespace.get(ns);
     if (namespace === undefined) return [];
     return this.transaction(() => {

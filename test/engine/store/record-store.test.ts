@@ -613,6 +613,37 @@ test('deleteWhere deletes every match, across scan chunks', () => {
   assert.deepEqual(store.deleteWhere('nowhere', () => true), []);
 });
 
+test('by filter with candidates: the candidates and the records written after their seq are examined, no other', () => {
+  const dir = tempDir();
+  const store = openStore(dir);
+  store.upsert('ns', [dense('old-match', [1], { g: 'a' }), dense('old-unlisted', [2], { g: 'a' }), dense('old-other', [3], { g: 'b' })]);
+  store.upsert('elsewhere', [dense('x', [1], { g: 'a' })]);
+  const asOf = store.snapshotSeq();
+  // Written after the engine looked: a new match, a record changed to match, one changed
+  // away from matching (a candidate), and a write to another namespace.
+  store.upsert('ns', [dense('new-match', [4], { g: 'a' }), dense('old-other', [3], { g: 'a' })]);
+  store.upsert('elsewhere', [dense('y', [1], { g: 'a' })]);
+  store.update('ns', 'old-match', { setMetadata: { g: 'c' } });
+  store.upsert('ns', [dense('new-nomatch', [5], { g: 'b' })]);
+  const isA = (m: Metadata | undefined): boolean => m?.g === 'a';
+  // 'old-unlisted' matches but was not a candidate and not written since: not examined
+  // (the candidates stand for the engine's match set at asOf).
+  const candidates = { ids: ['old-match'], asOf };
+  const counted = store.updateMetadataWhere('ns', isA, {}, true, candidates);
+  assert.equal(counted.matched, 2);
+  const updated = store.updateMetadataWhere('ns', isA, { seen: true }, false, candidates);
+  assert.deepEqual(updated.changes.map((c) => (c.kind === 'upsert' ? c.record.id : c.kind)).sort(), ['new-match', 'old-other']);
+  const deleted = store.deleteWhere('ns', isA, { ids: ['old-match'], asOf });
+  assert.deepEqual(deleted.map((c) => (c.kind === 'delete' ? c.id : c.kind)).sort(), ['new-match', 'old-other']);
+  assert.ok(store.get('ns', 'old-unlisted') !== null);
+  assert.ok(store.get('ns', 'old-match') !== null);
+  assert.ok(store.get('elsewhere', 'y') !== null, 'other namespaces untouched');
+  // The plan SQLite picks for statements.ts writtenAfter's shape: the seq index (recent
+  // writes only), not the primary key (the whole namespace).
+  const plan = rawQuery<{ detail: string }>(dir, 'EXPLAIN QUERY PLAN SELECT id FROM records WHERE seq > 0 AND +nsid = 1');
+  assert.ok(plan.some((row) => row.detail.includes('(seq>?)')), JSON.stringify(plan));
+});
+
 // ---- namespaces, drop and purge -----------------------------------------------------------
 
 test('namespaces lists live non-empty namespaces in byte order with counts', () => {
