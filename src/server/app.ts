@@ -121,8 +121,10 @@ export async function buildApp(
         return sendError(request, reply, notFound(`Index host ${clip(hostId, 200)} not found for this API key's project.`));
       }
     }
+    // A route of this method that answered "not found" itself (a static file that is not
+    // there) stays a 404.
     const methods = allowed.of(path);
-    if (methods.length > 0) {
+    if (methods.length > 0 && !methods.includes(request.method)) {
       reply.header('allow', methods.join(', '));
       const message = `${request.method} is not allowed on ${clip(path, 200)}; it is served for ${methods.join(', ')}`;
       return sendError(request, reply, new ApiError('METHOD_NOT_ALLOWED', message));

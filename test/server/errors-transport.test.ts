@@ -76,6 +76,10 @@ describe('errors and transport', () => {
       assert.equal(res.headers.get('allow'), 'POST');
       assertDataPlaneError(await api(server, 'DELETE', '/svc/no-such-host/vectors/delete'), 404, 'NOT_FOUND', 5);
       assertDataPlaneError(await api(server, 'GET', `${base}/vectors/nothing-here`), 404, 'NOT_FOUND', 5);
+      // A route of the method asked that answers "not found" itself stays 404: a console file that is not there.
+      const missing = await api(server, 'GET', '/console/no-such-file.js', { key: null, version: null });
+      assert.equal(missing.status, 404, missing.text);
+      assert.equal(missing.headers.get('allow'), null);
     });
   });
 
