@@ -172,6 +172,9 @@ export class ImportRunner {
     const current = this.current(job);
     if (FINISHED.has(current.status)) return; // cancelled while the files were checked
     if (current.cancelRequested) {
+      // Cancelled before a restart, perhaps after a batch committed whose progress the
+      // catalog had not saved yet: count what the index holds, as a failure does.
+      this.committedRecords(job);
       this.catalog.imports.finish(job.id, 'Cancelled');
       return;
     }
@@ -247,7 +250,10 @@ export class ImportRunner {
     return stored;
   }
 
-  /** Records of the import the index holds, for a failure's message (best effort: the index may be gone). */
+  /**
+   * Records of the import the index holds, brought into the catalog's mirror (best effort:
+   * the index may be gone), for a failure's message or a cancelled import's count.
+   */
   private committedRecords(job: ImportRow): number {
     const index = this.catalog.indexes.getById(job.indexId);
     if (index) {

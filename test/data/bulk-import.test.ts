@@ -14,6 +14,8 @@ import { startServer, api, removeDir, type TestServer } from '../helpers/server.
 import { writeImportFile, writeNestedValuesFile, writeWrongTypesFile, type ParquetRecord } from '../helpers/parquet.js';
 import { FAULT_IMPORT_KILL_ID } from '../../src/engine/worker/fault-injection.js';
 import { prng } from '../helpers/prng.js';
+import Database from 'better-sqlite3';
+import { catalogFile } from '../../src/catalog/paths.js';
 import { assertDataPlaneError, pollUntil, serverlessBody, stopAndClean } from '../server/support.js';
 
 const DIM = 4;
@@ -510,6 +512,37 @@ describe('bulk import killed between a batch commit and its progress save', () =
       assert.equal(stats.body.namespaces.ns.recordCount, 2 * BATCH_ROWS);
       const fetched = await api(server, 'GET', `${host}/vectors/fetch?namespace=ns&ids=${FAULT_IMPORT_KILL_ID}`);
       assert.deepEqual(f32(fetched.body.vectors[FAULT_IMPORT_KILL_ID].values), f32(killed.all[BATCH_ROWS + 123].values!));
+    } finally {
+      await stopAndClean(server, dataDir);
+      removeDir(root);
+    }
+  });
+  it('an import cancelled before the crash ends Cancelled reporting exactly the records the index holds, the killed batch included', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'conifer-import-root-'));
+    let server: TestServer | undefined;
+    let dataDir: string | undefined;
+    try {
+      const killed = await importUntilKilled('killed-cancelled', root);
+      dataDir = killed.dataDir;
+      // The cancel was acknowledged (the catalog holds it) before the process died: set it
+      // as DELETE /bulk/imports/{id} does, while the server is down.
+      const catalog = new Database(catalogFile(dataDir));
+      try {
+        assert.equal(catalog.prepare('UPDATE bulk_imports SET cancel_requested = 1 WHERE seq = ?').run(Number(killed.importId)).changes, 1);
+      } finally {
+        catalog.close();
+      }
+      server = await startServer({ dataDir, env: { CONIFER_IMPORT_ROOT: root } });
+      const host = (await api(server, 'GET', '/indexes/killed-cancelled')).body.host as string;
+      const done = await pollUntil(
+        () => api(server!, 'GET', `${host}/bulk/imports/${killed.importId}`),
+        (r) => r.status === 200 && ['Completed', 'Failed', 'Cancelled'].includes(r.body.status),
+        60_000,
+      );
+      assert.equal(done.body.status, 'Cancelled', done.text);
+      assert.equal(done.body.recordsImported, 2 * BATCH_ROWS);
+      const stats = await api(server, 'POST', `${host}/describe_index_stats`, { body: {} });
+      assert.equal(stats.body.namespaces.ns.recordCount, 2 * BATCH_ROWS);
     } finally {
       await stopAndClean(server, dataDir);
       removeDir(root);
