@@ -8,7 +8,7 @@ import { isPodSpec, type IndexRow, type ReadCapacity } from '../catalog/indexes.
 import type { Project } from '../catalog/projects.js';
 import type { Config } from '../config.js';
 import { conflict, failedPrecondition, forbidden, invalid, notFound } from '../errors.js';
-import { requireLoaded, type CopyLog, type IndexSnapshotter } from './collection-service.js';
+import { requireLoaded, RunningCopies, type CopyLog, type IndexSnapshotter } from './collection-service.js';
 import type { IndexService, JobScheduler } from './index-service.js';
 import { requireActive } from './index-service.js';
 import { checkDeletionProtection, checkName, checkReadCapacity, checkTags, TAG_RULES, type TagRules } from './index-rules.js';
@@ -37,6 +37,8 @@ export class BackupService {
     private readonly jobs: JobScheduler,
     private readonly log: CopyLog,
   ) {}
+
+  private readonly running = new RunningCopies();
 
   /**
    * Answers once the copy's content is fixed (the snapshot is pinned). `emptyNameAllowed`:
@@ -82,7 +84,12 @@ export class BackupService {
         createdAt: nowIso(),
       });
     });
-    const copy = this.copies.snapshotIndex(index, 'backup', row.id);
+    const signal = this.running.start(row.id);
+    const copy = this.copies.snapshotIndex(index, 'backup', row.id, signal);
+    void copy.done.then(
+      () => this.running.ended(row.id),
+      () => this.running.ended(row.id),
+    );
     copy.done.catch(() => undefined); // a copy failing before 'pinned' rejects both; pinned reports it
     let pinned: { records: number; namespaces: number };
     try {
@@ -101,6 +108,10 @@ export class BackupService {
           this.log.info({ backup: row.id, records: result.records, bytes: result.bytes }, 'backup ready');
         },
         (err: unknown) => {
+          if (signal.aborted) {
+            this.log.info({ backup: row.id }, 'backup copy stopped: the backup was deleted');
+            return;
+          }
           this.log.error({ err, backup: row.id }, 'backup copy failed');
           if (this.catalog.backups.getById(row.id)?.status !== 'Initializing') return;
           // A partial copy (a full disk, typically) only takes space: remove its files now.
@@ -133,7 +144,7 @@ export class BackupService {
   }
 
   delete(project: Project, id: string): void {
-    this.catalog.transaction(() => {
+    const deleted = this.catalog.transaction(() => {
       const b = this.describe(project, id);
       const pending = this.catalog.backups.pendingRestoresFrom(b.id);
       if (pending.length > 0) {
@@ -144,7 +155,9 @@ export class BackupService {
       }
       this.catalog.backups.delete(b.id);
       this.catalog.jobs.add('remove-backup-files', b.id, {});
+      return b.id;
     });
+    this.running.cancel(deleted);
     this.jobs.nudge();
   }
 

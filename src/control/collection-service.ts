@@ -11,13 +11,39 @@ import type { JobScheduler } from './index-service.js';
 import { requireActive } from './index-service.js';
 import { checkName } from './index-rules.js';
 
-/** What a service needs to copy an index's records at this moment. */
+/** What a service needs to copy an index's records at this moment; aborting `signal` stops the copy before its next batch. */
 export interface IndexSnapshotter {
   snapshotIndex(
     index: IndexRow,
     kind: 'collection' | 'backup',
     id: string,
+    signal?: AbortSignal,
   ): { pinned: Promise<unknown>; done: Promise<{ records: number; namespaces: number; bytes: number }> };
+}
+
+/**
+ * The copies (collections, backups) under way, by id: deleting one stops its copy at the
+ * next batch instead of letting it copy to the end into files the delete removes anyway.
+ */
+export class RunningCopies {
+  private readonly byId = new Map<string, AbortController>();
+
+  /** The signal to give the copy of `id`. */
+  start(id: string): AbortSignal {
+    const controller = new AbortController();
+    this.byId.set(id, controller);
+    return controller.signal;
+  }
+
+  /** The copy of `id` ended (done, failed or cancelled). */
+  ended(id: string): void {
+    this.byId.delete(id);
+  }
+
+  /** Stops the copy of `id`, if one runs. Call once the deletion is committed. */
+  cancel(id: string): void {
+    this.byId.get(id)?.abort();
+  }
 }
 
 export interface CopyLog {
@@ -42,6 +68,8 @@ export class CollectionService {
     private readonly jobs: JobScheduler,
     private readonly log: CopyLog,
   ) {}
+
+  private readonly running = new RunningCopies();
 
   list(project: Project): CollectionRow[] {
     return this.catalog.collections.list(project.id);
@@ -94,7 +122,12 @@ export class CollectionService {
       this.catalog.collections.insert(c);
       return { row: c, index };
     });
-    const copy = this.copies.snapshotIndex(row.index, 'collection', row.row.id);
+    const signal = this.running.start(row.row.id);
+    const copy = this.copies.snapshotIndex(row.index, 'collection', row.row.id, signal);
+    void copy.done.then(
+      () => this.running.ended(row.row.id),
+      () => this.running.ended(row.row.id),
+    );
     copy.done.catch(() => undefined); // a copy failing before 'pinned' rejects both; pinned reports it
     try {
       await copy.pinned;
@@ -111,6 +144,10 @@ export class CollectionService {
           this.log.info({ collection: name, records: result.records, bytes: result.bytes }, 'collection ready');
         },
         (err: unknown) => {
+          if (signal.aborted) {
+            this.log.info({ collection: name }, 'collection copy stopped: the collection was deleted');
+            return;
+          }
           this.log.error({ err, collection: name }, 'collection copy failed');
           if (this.catalog.collections.getById(row.row.id)?.status !== 'Initializing') return;
           // A partial copy (a full disk, typically) only takes space: remove its files now.
@@ -128,9 +165,9 @@ export class CollectionService {
   }
 
   delete(project: Project, name: string): void {
-    this.catalog.transaction(() => {
+    const id = this.catalog.transaction(() => {
       const c = this.describe(project, name);
-      if (c.status === 'Terminating') return;
+      if (c.status === 'Terminating') return undefined;
       // An index being created from it reads its files until loaded (as a backup's restore).
       const pending = this.catalog.backups.pendingRestoresFrom(c.id);
       if (pending.length > 0) {
@@ -141,7 +178,9 @@ export class CollectionService {
       }
       this.catalog.collections.update(c.id, { status: 'Terminating' });
       this.catalog.jobs.add('remove-collection', c.id, {});
+      return c.id;
     });
+    if (id !== undefined) this.running.cancel(id);
     this.jobs.nudge();
   }
 

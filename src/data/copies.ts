@@ -25,10 +25,12 @@ export class Copies {
   }
 
   /** Copies the records an index holds now into a new collection or backup. */
-  snapshotIndex(index: IndexRow, kind: CopyKind, id: string): CopyHandle {
+  snapshotIndex(index: IndexRow, kind: CopyKind, id: string, signal?: AbortSignal): CopyHandle {
     const target = this.dirOf(kind, id);
-    return copySnapshot({ source: indexDir(this.dataDir, index.id), target }, (done, total) =>
-      this.log.info({ kind, id, source: index.name, done, total }, `${kind} copy progress`),
+    return copySnapshot(
+      { source: indexDir(this.dataDir, index.id), target },
+      (done, total) => this.log.info({ kind, id, source: index.name, done, total }, `${kind} copy progress`),
+      signal,
     );
   }
 

@@ -4,6 +4,8 @@
 // backups are added), restore round-trips, and independence from the source (issue 4).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { startServer, api, runCli, type TestServer } from '../helpers/server.js';
 import { assertCommon, assertError, assertDataPlaneError, stopAndClean } from '../server/support.js';
 import {
@@ -14,9 +16,11 @@ import {
   isServerAlive,
   makeRecords,
   podIndex,
+  poll,
   readyBackup,
   restore,
   serverlessIndex,
+  sleep,
   stats,
   upsert,
   waitBackup,
@@ -608,6 +612,33 @@ describe('backups and restores', () => {
       }
       if (!caught) console.log('412 (pending restore) not exercised: every restore finished first');
       assert.equal((await api(server, 'DELETE', `/backups/${bigReady.backup_id}`)).status, 202, 'deletable once no restore is pending');
+    });
+
+    it('deleting a backup while it is copied stops its copy (logged as stopped, not failed); the files go', async () => {
+      const outcome = (id: string): string | undefined => {
+        for (const line of server.output().split('\n')) {
+          if (!line.includes(`"backup":"${id}"`)) continue;
+          for (const msg of ['backup copy stopped: the backup was deleted', 'backup ready', 'backup copy failed']) if (line.includes(`"msg":"${msg}"`)) return msg;
+        }
+        return undefined;
+      };
+      const seen: string[] = [];
+      for (let attempt = 0; attempt < 3 && !seen.includes('backup copy stopped: the backup was deleted'); attempt++) {
+        const b = await createBackup(server, 'big-sl');
+        assert.equal((await api(server, 'DELETE', `/backups/${b.backup_id}`)).status, 202);
+        let got: string | undefined;
+        for (let i = 0; i < 200 && got === undefined; i++) {
+          got = outcome(b.backup_id);
+          if (got === undefined) await sleep(50);
+        }
+        assert.ok(got !== undefined, `no outcome logged for backup ${b.backup_id}`);
+        seen.push(got);
+        assert.equal((await api(server, 'GET', `/backups/${b.backup_id}`)).status, 404);
+        await poll('backup files removed', async () => existsSync(path.join(server.dataDir, 'backups', b.backup_id)), (exists) => !exists);
+      }
+      assert.ok(!seen.includes('backup copy failed'), seen.join(', '));
+      // A 20,000-record copy takes far longer than a DELETE sent right after the 201.
+      assert.ok(seen.includes('backup copy stopped: the backup was deleted'), seen.join(', '));
     });
 
     it('a restored index answers 503 with Retry-After on its data plane while Initializing', async () => {
