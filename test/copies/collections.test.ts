@@ -14,6 +14,7 @@ import {
   poll,
   readyCollection,
   serverlessIndex,
+  sleep,
   stats,
   upsert,
   waitCollection,
@@ -322,6 +323,38 @@ describe('collections', () => {
     }
     if (!caught) console.log('412 case not exercised: every copy finished before the DELETE arrived');
     assert.ok(isServerAlive(server));
+  });
+
+  it('deleting a collection while it is copied stops its copy (logged as stopped, not failed), then it is gone', async () => {
+    const dim = 64;
+    const idx = await createIndex(server, podIndex('stop-src', dim));
+    await upsert(server, idx.host, makeRecords('s', 20_000, dim, false));
+    const outcome = (name: string): string | undefined => {
+      for (const line of server.output().split('\n')) {
+        if (!line.includes(`"collection":"${name}"`)) continue;
+        for (const msg of ['collection copy stopped: the collection was deleted', 'collection ready', 'collection copy failed']) if (line.includes(`"msg":"${msg}"`)) return msg;
+      }
+      return undefined;
+    };
+    const seen: string[] = [];
+    for (let attempt = 0; attempt < 3 && !seen.includes('collection copy stopped: the collection was deleted'); attempt++) {
+      const name = `stopped-${attempt}`;
+      const created = await api(server, 'POST', '/collections', { body: { name, source: 'stop-src' } });
+      assert.equal(created.status, 201, created.text);
+      assert.equal((await api(server, 'DELETE', `/collections/${name}`)).status, 202);
+      let got: string | undefined;
+      for (let i = 0; i < 200 && got === undefined; i++) {
+        got = outcome(name);
+        if (got === undefined) await sleep(50);
+      }
+      assert.ok(got !== undefined, `no outcome logged for collection ${name}`);
+      seen.push(got);
+      await poll('collection gone', async () => (await api(server, 'GET', `/collections/${name}`)).status, (status) => status === 404);
+    }
+    assert.ok(!seen.includes('collection copy failed'), seen.join(', '));
+    // A 20,000-record copy takes far longer than a DELETE sent right after the 201.
+    assert.ok(seen.includes('collection copy stopped: the collection was deleted'), seen.join(', '));
+    assert.equal((await api(server, 'DELETE', '/indexes/stop-src')).status, 202);
   });
 
   // Last in the file: at the time of writing this crashes the server (see report).
