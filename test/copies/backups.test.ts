@@ -14,13 +14,13 @@ import {
   createBackup,
   createIndex,
   isServerAlive,
+  loggedOutcome,
   makeRecords,
   podIndex,
   poll,
   readyBackup,
   restore,
   serverlessIndex,
-  sleep,
   stats,
   upsert,
   waitBackup,
@@ -615,22 +615,11 @@ describe('backups and restores', () => {
     });
 
     it('deleting a backup while it is copied stops its copy (logged as stopped, not failed); the files go', async () => {
-      const outcome = (id: string): string | undefined => {
-        for (const line of server.output().split('\n')) {
-          if (!line.includes(`"backup":"${id}"`)) continue;
-          for (const msg of ['backup copy stopped: the backup was deleted', 'backup ready', 'backup copy failed']) if (line.includes(`"msg":"${msg}"`)) return msg;
-        }
-        return undefined;
-      };
       const seen: string[] = [];
       for (let attempt = 0; attempt < 3 && !seen.includes('backup copy stopped: the backup was deleted'); attempt++) {
         const b = await createBackup(server, 'big-sl');
         assert.equal((await api(server, 'DELETE', `/backups/${b.backup_id}`)).status, 202);
-        let got: string | undefined;
-        for (let i = 0; i < 200 && got === undefined; i++) {
-          got = outcome(b.backup_id);
-          if (got === undefined) await sleep(50);
-        }
+        const got = await loggedOutcome(server, 'backup', b.backup_id, ['backup copy stopped: the backup was deleted', 'backup ready', 'backup copy failed']);
         assert.ok(got !== undefined, `no outcome logged for backup ${b.backup_id}`);
         seen.push(got);
         assert.equal((await api(server, 'GET', `/backups/${b.backup_id}`)).status, 404);

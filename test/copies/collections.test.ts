@@ -9,12 +9,12 @@ import {
   assertNamespaceHolds,
   createIndex,
   isServerAlive,
+  loggedOutcome,
   makeRecords,
   podIndex,
   poll,
   readyCollection,
   serverlessIndex,
-  sleep,
   stats,
   upsert,
   waitCollection,
@@ -329,24 +329,13 @@ describe('collections', () => {
     const dim = 64;
     const idx = await createIndex(server, podIndex('stop-src', dim));
     await upsert(server, idx.host, makeRecords('s', 20_000, dim, false));
-    const outcome = (name: string): string | undefined => {
-      for (const line of server.output().split('\n')) {
-        if (!line.includes(`"collection":"${name}"`)) continue;
-        for (const msg of ['collection copy stopped: the collection was deleted', 'collection ready', 'collection copy failed']) if (line.includes(`"msg":"${msg}"`)) return msg;
-      }
-      return undefined;
-    };
     const seen: string[] = [];
     for (let attempt = 0; attempt < 3 && !seen.includes('collection copy stopped: the collection was deleted'); attempt++) {
       const name = `stopped-${attempt}`;
       const created = await api(server, 'POST', '/collections', { body: { name, source: 'stop-src' } });
       assert.equal(created.status, 201, created.text);
       assert.equal((await api(server, 'DELETE', `/collections/${name}`)).status, 202);
-      let got: string | undefined;
-      for (let i = 0; i < 200 && got === undefined; i++) {
-        got = outcome(name);
-        if (got === undefined) await sleep(50);
-      }
+      const got = await loggedOutcome(server, 'collection', name, ['collection copy stopped: the collection was deleted', 'collection ready', 'collection copy failed']);
       assert.ok(got !== undefined, `no outcome logged for collection ${name}`);
       seen.push(got);
       await poll('collection gone', async () => (await api(server, 'GET', `/collections/${name}`)).status, (status) => status === 404);

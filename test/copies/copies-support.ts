@@ -224,3 +224,18 @@ export function isServerAlive(server: TestServer): boolean {
 }
 
 export type { ApiResponse };
+
+/**
+ * The first of `messages` the server logged on a line whose `field` is `value` (its JSON
+ * log: `"field":"value"`, `"msg":"…"`), waited for up to 10 s; undefined if none came.
+ */
+export async function loggedOutcome(server: Pick<TestServer, 'output'>, field: string, value: string, messages: readonly string[]): Promise<string | undefined> {
+  for (let i = 0; i < 200; i++) {
+    for (const line of server.output().split('\n')) {
+      if (!line.includes(`"${field}":"${value}"`)) continue;
+      for (const msg of messages) if (line.includes(`"msg":"${msg}"`)) return msg;
+    }
+    await sleep(50);
+  }
+  return undefined;
+}
