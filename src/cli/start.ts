@@ -64,6 +64,13 @@ async function serve(config: Config): Promise<void> {
         `key given is not a key of project "${DEFAULT_PROJECT}". It only chooses the key on first start; ` +
         `add keys with \`conifer keys create --project ${DEFAULT_PROJECT}\`.`,
     );
+  } else if (config.apiKey !== undefined && config.apiKey.length < WEAK_KEY_LENGTH) {
+    // The key chosen is the default project's: it guards every index, so say when it is short.
+    log.warn(
+      `CONIFER_API_KEY (--api-key) is ${config.apiKey.length} characters: a key that short can be guessed by ` +
+        `anyone who reaches the port. Use ${WEAK_KEY_LENGTH} or more random characters, or leave it unset on ` +
+        'the first start and Conifer generates one.',
+    );
   }
   if (config.dev) {
     const where = config.ephemeralDataDir
@@ -166,6 +173,9 @@ function bestEffort(log: { error(obj: object, msg: string): void }, what: string
 function removeEphemeralDataDir(config: Config): void {
   if (config.ephemeralDataDir) rmSync(config.dataDir, { recursive: true, force: true });
 }
+
+/** Keys chosen shorter than this get a warning at start (a generated key has 47 characters). */
+const WEAK_KEY_LENGTH = 16;
 
 /** On first start: the default project and its key. Returns a key that was generated. */
 function ensureDefaultProject(catalog: Catalog, config: Config): string | undefined {

@@ -73,6 +73,25 @@ describe('the default project key at start', () => {
     const key = readFileSync(join(dataDir, 'initial-api-key'), 'utf8').trim();
     server = await startServer({ dataDir, apiKey: key });
     assert.doesNotMatch(server.output(), /IGNORED/);
+    assert.doesNotMatch(server.output(), /can be guessed/);
     assert.equal((await api(server, 'GET', '/indexes', { key })).status, 200);
+  });
+});
+
+describe('a short CONIFER_API_KEY', () => {
+  let server: TestServer | undefined;
+  after(async () => stopAndClean(server));
+
+  it('is used, with a warning at every start naming its length; a long one gets none', async () => {
+    server = await startServer({ apiKey: 'letmein' });
+    assert.match(server.output(), /CONIFER_API_KEY \(--api-key\) is 7 characters: a key that short can be guessed/);
+    assert.equal((await api(server, 'GET', '/indexes', { key: 'letmein' })).status, 200);
+    const dataDir = server.dataDir;
+    await server.stop();
+    server = await startServer({ dataDir, apiKey: 'letmein' });
+    assert.match(server.output(), /is 7 characters/);
+    await stopAndClean(server);
+    server = await startServer({ apiKey: TEST_API_KEY });
+    assert.doesNotMatch(server.output(), /can be guessed/);
   });
 });
