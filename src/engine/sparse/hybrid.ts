@@ -244,7 +244,9 @@ export function hybridSearch(
       batch.offerAll(s, top);
       const theta = top.threshold;
       const outside = dMax + (least === undefined ? 0 : Math.max(least, 0));
-      if (theta !== undefined && theta - 2.5e-7 * (Math.abs(theta) + Math.abs(outside)) >= outside) {
+      // Strictly above: a record outside scoring exactly θ would tie the k-th and may win on
+      // id (the margin is 0 when both are 0).
+      if (theta !== undefined && theta - 2.5e-7 * (Math.abs(theta) + Math.abs(outside)) > outside) {
         bounded = true;
         break;
       }

@@ -24,9 +24,15 @@ interface Calls {
  * threshold step is always over its budget unless `reachingAllowedFrom` is set (it then
  * answers for tau at or above it).
  */
-function sources(t: Table, calls: Calls, opts: { withSparseTop?: boolean; reachingAllowedFrom?: number } = {}): HybridSources {
+function sources(
+  t: Table,
+  calls: Calls,
+  opts: { withSparseTop?: boolean; reachingAllowedFrom?: number; candidates?: number[]; graphTiesLastFirst?: boolean } = {},
+): HybridSources {
   const labels = t.dense.map((_, i) => i);
-  const byDense = [...labels].sort((a, b) => t.dense[b] - t.dense[a] || a - b);
+  // A graph may return any of records tied on the dense part; `graphTiesLastFirst` makes it
+  // return the higher labels.
+  const byDense = [...labels].sort((a, b) => t.dense[b] - t.dense[a] || (opts.graphTiesLastFirst ? b - a : a - b));
   const sharing = labels.filter((l) => t.sparse[l] === t.sparse[l]);
   const bySparse = [...sharing].sort((a, b) => t.sparse[b] - t.sparse[a] || a - b);
   const scorer = {
@@ -43,7 +49,7 @@ function sources(t: Table, calls: Calls, opts: { withSparseTop?: boolean; reachi
     sparse: (ls, count, out) => {
       for (let i = 0; i < count; i++) out[i] = t.sparse[ls[i]];
     },
-    sparseCandidates: (n) => bySparse.filter((_, i) => i % 2 === 1).slice(0, n),
+    sparseCandidates: (n) => (opts.candidates ?? bySparse.filter((_, i) => i % 2 === 1)).slice(0, n),
     sparseReaching: (tau) => {
       calls.reaching.push(tau);
       if (opts.reachingAllowedFrom === undefined || tau < opts.reachingAllowedFrom) return undefined;
@@ -170,5 +176,25 @@ describe('hybridSearch step 2b: the sparse side\'s exact top when the threshold 
       found.hits.map((h) => h.label),
       exactTop(t, 10),
     );
+  });
+  it('claims no bound when θ and the bound outside are both exactly 0: a record outside may tie and win on id', () => {
+    // Records 0-29 score 0 on the dense part, the rest -1; the graph returns 29..20 of the
+    // tied ones (dMax 0). Record 5 shares a dimension with a sparse part of 0, so it ties
+    // at 0 too and is the top 1 by id among the candidates, as a postings candidate (the
+    // sparse part "decides"). Record 0, outside every candidate set, also scores 0 and wins
+    // on id: the exact answer. θ = 0 and the bound outside = dMax + 0 = 0.
+    const dense = Array.from({ length: 1000 }, (_, i) => (i < 30 ? 0 : -1));
+    const sparse = dense.map((_, i) => (i === 5 ? 0 : i === 600 ? -5 : NaN));
+    const t = { dense, sparse };
+    const calls: Calls = { reaching: [], sparseTop: [] };
+    const found = hybridSearch(1, 10, sources(t, calls, { candidates: [5, 600], graphTiesLastFirst: true }), 0.1)!;
+    assert.equal(found.allPostings, true);
+    assert.equal(found.sparseTop, true);
+    assert.deepEqual(exactTop(t, 1), [0]);
+    assert.deepEqual(
+      found.hits.map((h) => h.label),
+      [5],
+    );
+    assert.equal(found.bounded, false, 'an answer that misses record 0 is not claimed exact');
   });
 });
