@@ -84,12 +84,7 @@ export class BackupService {
         createdAt: nowIso(),
       });
     });
-    const signal = this.running.start(row.id);
-    const copy = this.copies.snapshotIndex(index, 'backup', row.id, signal);
-    void copy.done.then(
-      () => this.running.ended(row.id),
-      () => this.running.ended(row.id),
-    );
+    const { copy, signal } = this.running.start(row.id, (s) => this.copies.snapshotIndex(index, 'backup', row.id, s));
     copy.done.catch(() => undefined); // a copy failing before 'pinned' rejects both; pinned reports it
     let pinned: { records: number; namespaces: number };
     try {

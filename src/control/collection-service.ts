@@ -28,16 +28,19 @@ export interface IndexSnapshotter {
 export class RunningCopies {
   private readonly byId = new Map<string, AbortController>();
 
-  /** The signal to give the copy of `id`. */
-  start(id: string): AbortSignal {
+  /**
+   * Starts the copy of `id` with a signal of its own, forgotten once the copy ends (done,
+   * failed or cancelled). Returns the copy and its signal.
+   */
+  start<C extends { done: Promise<unknown> }>(id: string, copy: (signal: AbortSignal) => C): { copy: C; signal: AbortSignal } {
     const controller = new AbortController();
     this.byId.set(id, controller);
-    return controller.signal;
-  }
-
-  /** The copy of `id` ended (done, failed or cancelled). */
-  ended(id: string): void {
-    this.byId.delete(id);
+    const started = copy(controller.signal);
+    const forget = (): void => {
+      if (this.byId.get(id) === controller) this.byId.delete(id);
+    };
+    started.done.then(forget, forget);
+    return { copy: started, signal: controller.signal };
   }
 
   /** Stops the copy of `id`, if one runs. Call once the deletion is committed. */
@@ -122,12 +125,7 @@ export class CollectionService {
       this.catalog.collections.insert(c);
       return { row: c, index };
     });
-    const signal = this.running.start(row.row.id);
-    const copy = this.copies.snapshotIndex(row.index, 'collection', row.row.id, signal);
-    void copy.done.then(
-      () => this.running.ended(row.row.id),
-      () => this.running.ended(row.row.id),
-    );
+    const { copy, signal } = this.running.start(row.row.id, (s) => this.copies.snapshotIndex(row.index, 'collection', row.row.id, s));
     copy.done.catch(() => undefined); // a copy failing before 'pinned' rejects both; pinned reports it
     try {
       await copy.pinned;
