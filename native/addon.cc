@@ -29,6 +29,8 @@ napi_value Init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "jsonFloatArrays", fn);
   napi_create_function(env, "sparseSearch", NAPI_AUTO_LENGTH, SparseSearch, nullptr, &fn);
   napi_set_named_property(env, exports, "sparseSearch", fn);
+  napi_create_function(env, "sparseSearchHead", NAPI_AUTO_LENGTH, SparseSearchHead, nullptr, &fn);
+  napi_set_named_property(env, exports, "sparseSearchHead", fn);
   napi_create_function(env, "sparseSearchMany", NAPI_AUTO_LENGTH, SparseSearchMany, nullptr, &fn);
   napi_set_named_property(env, exports, "sparseSearchMany", fn);
   napi_create_function(env, "sparseCandidates", NAPI_AUTO_LENGTH, SparseCandidates, nullptr, &fn);

@@ -1,9 +1,10 @@
 // Native sparse search over one namespace's inverted index (sparse-search.cc):
-// sparseSearch, sparseSearchMany, sparseCandidates, sparseReaching, sparseDots.
+// sparseSearch, sparseSearchHead, sparseSearchMany, sparseCandidates, sparseReaching, sparseDots.
 #pragma once
 #include <node_api.h>
 
 napi_value SparseSearch(napi_env env, napi_callback_info info);
+napi_value SparseSearchHead(napi_env env, napi_callback_info info);
 napi_value SparseSearchMany(napi_env env, napi_callback_info info);
 napi_value SparseCandidates(napi_env env, napi_callback_info info);
 napi_value SparseReaching(napi_env env, napi_callback_info info);

@@ -41,6 +41,14 @@ export interface NativeAddon {
    * into out, bit for bit SparseStore.dot() (NaN: no shared dimension).
    */
   sparseSearch(...args: [...SparseNativeArgs, allow: Uint32Array | null, k: number, strategy: 0 | 1, pairsPerRecord: number]): Uint32Array;
+  /**
+   * sparseSearch()'s answer (no filter) through head columns (sparse/head-columns.ts): per
+   * query term its column's codes or null, the column's step and its list's sorted prefix;
+   * labels [0, labelEnd) are searched.
+   */
+  sparseSearchHead(
+    ...args: [...SparseNativeArgs, k: number, columns: (Uint8Array | null)[], steps: Float64Array, sorted: Uint32Array, labelEnd: number]
+  ): Uint32Array;
   /** sparseSearch() for several queries over one index, side by side on up to `threads` threads; answers in query order. */
   sparseSearchMany(
     queries: [SparseNativeArgs[0], SparseNativeArgs[1], SparseNativeArgs[2], SparseNativeArgs[3]][],

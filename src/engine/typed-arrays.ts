@@ -1,6 +1,6 @@
 // Growing a typed array: the engine's per-label tables, pools and posting lists all grow by
 // copying into a longer array of the same kind (typed arrays cannot be resized in place).
-type Growable = Uint16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
+type Growable = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
 
 /**
  * A copy of `a` lengthened to `length` (≥ a.length), of the same kind; the new entries

@@ -11,6 +11,12 @@
 // - `max` is at least, and `min` at most, every weight in the list, stale ones included
 //   (bounds for pruning: a query weight w contributes at most w·max when w ≥ 0 and w·min
 //   when w < 0; compact() tightens them).
+// - The first `sorted` entries have strictly ascending labels (the native head-column
+//   search walks them block by block, native/sparse-search.cc SearchHead()); entries from
+//   `sorted` on are in any order. Appends in label order (an ingest) keep the whole list
+//   sorted; the first out-of-order append (an update, a reused label) ends the prefix,
+//   and compact() sorts the list again, which add() asks for once the unsorted part
+//   reaches UNSORTED_FRACTION of the list.
 // Appends grow a list's buffer by doubling, so after an ingest the buffers are about 70 %
 // full (100k records of the bench's sparse data: 0.69, ~630 B of slack per record). A trim
 // pass (startTrim, trimStep), which the engine worker runs once its writes have stopped
@@ -24,6 +30,10 @@ const TRIM_SLACK_FRACTION = 0.125;
 const COMPACT_STALE_FRACTION = 0.25;
 /** ...and it has at least this many stale entries (short lists are cheap to skip over). */
 const COMPACT_MIN_STALE = 8;
+/** A list is due for compaction (which sorts it) once this share of its entries lies past its sorted prefix... */
+const UNSORTED_FRACTION = 0.125;
+/** ...and at least this many do. */
+const UNSORTED_MIN = 64;
 
 /**
  * One dimension's entries, interleaved in one buffer as [label, gen, weight] triples:
@@ -37,6 +47,8 @@ export class PostingList {
   weights: Float32Array;
   length = 0;
   stale = 0;
+  /** Entries [0, sorted) have strictly ascending labels (see the header). */
+  sorted = 0;
   max = -Infinity;
   min = Infinity;
 
@@ -49,6 +61,7 @@ export class PostingList {
   add(label: number, gen: number, weight: number): void {
     let at = this.length * 3;
     if (at === this.entries.length) this.grow();
+    if (this.sorted === this.length && (this.length === 0 || this.entries[at - 3] < label)) this.sorted++;
     this.entries[at++] = label;
     this.entries[at++] = gen;
     this.weights[at] = weight;
@@ -71,6 +84,12 @@ export class PostingList {
 
   get bytes(): number {
     return this.entries.byteLength;
+  }
+
+  /** Whether enough entries lie past the sorted prefix for compact() to sort the list. */
+  get unsortedDue(): boolean {
+    const unsorted = this.length - this.sorted;
+    return unsorted >= UNSORTED_MIN && unsorted >= this.length * UNSORTED_FRACTION;
   }
 
   /** Shrinks the buffer to the entries held when over TRIM_SLACK_FRACTION of it is unused. */
@@ -120,6 +139,7 @@ export class Postings {
       this.lists.set(dim, list);
     }
     list.add(label, gen, weight);
+    if (list.sorted < list.length && list.unsortedDue) this.due.add(dim);
   }
 
   /**
@@ -185,6 +205,7 @@ export class Postings {
       }
     }
     for (const list of built) {
+      list.sorted = list.length; // filled in ascending label order, one entry per label
       const w = list.weights;
       for (let i = 2; i < list.length * 3; i += 3) {
         if (w[i] > list.max) list.max = w[i];
@@ -270,10 +291,13 @@ export class Postings {
     return this.lists.entries();
   }
 
+  /** Drops the list's stale entries and sorts the rest by label (see the header). */
   private compact(list: PostingList, currentGen: Uint32Array): void {
     const e = list.entries;
     const w = list.weights;
+    const sortedBefore = list.sorted;
     let at = 0;
+    let keptSorted = 0;
     let max = -Infinity;
     let min = Infinity;
     for (let i = 0; i < list.length * 3; i += 3) {
@@ -285,10 +309,41 @@ export class Postings {
       if (w[i + 2] > max) max = w[i + 2];
       if (w[i + 2] < min) min = w[i + 2];
       at += 3;
+      if (i < sortedBefore * 3) keptSorted++;
     }
     list.length = at / 3;
     list.stale = 0;
     list.max = max;
     list.min = min;
+    list.sorted = keptSorted;
+    if (keptSorted < list.length) sortByLabel(list);
   }
+}
+
+/**
+ * Sorts a compacted list's entries by label (live entries: one per label). The prefix
+ * [0, sorted) is in order already: only the rest is sorted, then the two are merged.
+ */
+function sortByLabel(list: PostingList): void {
+  const n = list.length;
+  const from = list.sorted;
+  const e = list.entries;
+  const rest = Array.from({ length: n - from }, (_, i) => from + i).sort((a, b) => e[a * 3] - e[b * 3]);
+  const out = new Uint32Array(e.length);
+  let i = 0;
+  let j = 0;
+  let at = 0;
+  const copy = (k: number): void => {
+    out[at] = e[k * 3];
+    out[at + 1] = e[k * 3 + 1];
+    out[at + 2] = e[k * 3 + 2];
+    at += 3;
+  };
+  while (i < from || j < rest.length) {
+    if (j >= rest.length || (i < from && e[i * 3] < e[rest[j] * 3])) copy(i++);
+    else copy(rest[j++]);
+  }
+  list.entries = out;
+  list.weights = new Float32Array(out.buffer);
+  list.sorted = n;
 }

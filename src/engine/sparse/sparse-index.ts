@@ -19,6 +19,7 @@ import type { SparseValues } from '../model.js';
 import { nativeAddon, type NativeAddon, type SparseNativeArgs } from '../native-addon.js';
 import { TopK } from '../vectors/top-k.js';
 import { Postings, type PostingList } from './postings.js';
+import { HeadColumns } from './head-columns.js';
 import { grown } from '../typed-arrays.js';
 import { SparseStore } from './sparse-store.js';
 import { scoreFloat32 } from '../float32.js';
@@ -61,6 +62,7 @@ const NO_F64 = new Float64Array(0);
 export class SparseIndex {
   private readonly store = new SparseStore();
   private readonly postings = new Postings();
+  private readonly columns: HeadColumns;
   // Every array starts empty (one shared empty array: nothing per namespace) and grows
   // with the labels holding sparse values: most namespaces hold dense vectors only (see
   // SparseStore's sizes).
@@ -68,6 +70,8 @@ export class SparseIndex {
   private gen = NO_U32;
   /** Labels holding sparse values. */
   private records = 0;
+  /** One above the highest label ever given values: the labels a head search walks. */
+  private labelEnd = 0;
   // Per-query scratch, reused (the engine thread runs one query at a time).
   private acc = NO_F64;
   private touchedAt = NO_U32;
@@ -114,8 +118,16 @@ export class SparseIndex {
     this.postings.build(this.store.layout(), this.gen);
   }
 
-  /** `native`: the addon to search with; null runs the JavaScript path (tests compare both). */
-  constructor(private readonly native: NativeAddon | null = nativeAddon ?? null) {}
+  /**
+   * `native`: the addon to search with; null runs the JavaScript path (tests compare both).
+   * `columnMinRecords`: the fewest records for head columns (head-columns.ts; tests lower it).
+   */
+  constructor(
+    private readonly native: NativeAddon | null = nativeAddon ?? null,
+    columnMinRecords?: number,
+  ) {
+    this.columns = new HeadColumns(columnMinRecords);
+  }
 
   /** Replaces the label's sparse values (undefined clears them). `v` must be sorted by index. */
   set(label: number, v: SparseValues | undefined): void {
@@ -123,9 +135,11 @@ export class SparseIndex {
     this.remove(label);
     if (!v || v.indices.length === 0) return;
     this.ensureLabels(label + 1);
+    if (label >= this.labelEnd) this.labelEnd = label + 1;
     if (!this.deferred) {
       const gen = this.gen[label];
       for (let i = 0; i < v.indices.length; i++) this.postings.add(v.indices[i], label, gen, v.values[i]);
+      if (this.columns.size > 0) for (let i = 0; i < v.indices.length; i++) this.columns.set(v.indices[i], label, v.values[i]);
     }
     this.store.set(label, v);
     this.records++;
@@ -134,7 +148,10 @@ export class SparseIndex {
   remove(label: number): void {
     if (this.store.length(label) === 0) return;
     // Deferred: no entry exists yet, so none goes stale (and the generation need not move).
-    if (!this.deferred) this.store.forEach(label, (dim) => this.postings.markStale(dim));
+    if (!this.deferred) {
+      this.store.forEach(label, (dim) => this.postings.markStale(dim));
+      if (this.columns.size > 0) this.store.forEach(label, (dim) => this.columns.clear(dim, label));
+    }
     this.store.clear(label);
     this.records--;
     if (!this.deferred) this.gen[label]++;
@@ -213,7 +230,7 @@ export class SparseIndex {
 
   /** Bytes held: values, postings and per-label tables. */
   get bytes(): number {
-    return this.store.bytes + this.postings.bytes() + this.gen.byteLength;
+    return this.store.bytes + this.postings.bytes() + this.columns.bytes + this.gen.byteLength;
   }
 
   /** Live postings as dimension → [label, weight] pairs sorted by label (tests compare indexes with it). */
@@ -241,13 +258,18 @@ export class SparseIndex {
   /**
    * Exact top-k by sparse score over the labels in `allow` (all when absent) that share
    * a dimension with the query. `strategy` 'plain' accumulates every list (the bench's
-   * and tests' reference); the default prunes with MaxScore (see pruned()).
+   * and tests' reference); 'maxscore' prunes with MaxScore (see pruned()); the default,
+   * 'auto', searches through head columns natively when there is no filter and some
+   * term has one (headArgs()), else as 'maxscore'.
    */
-  search(q: PreparedSparse, topK: number, idOf: (label: number) => string, allow?: Bitmap, strategy: 'maxscore' | 'plain' = 'maxscore'): SparseHit[] {
+  search(q: PreparedSparse, topK: number, idOf: (label: number) => string, allow?: Bitmap, strategy: 'auto' | 'maxscore' | 'plain' = 'auto'): SparseHit[] {
     if (topK <= 0 || q.dims.length === 0) return [];
     this.postingsReady();
     if (this.native) {
-      const labels = this.native.sparseSearch(...this.nativeArgs(q), allow?.words ?? null, topK, strategy === 'plain' ? 0 : 1, this.pairsPerRecord);
+      const head = !allow && strategy === 'auto' ? this.headArgs(q) : undefined;
+      const labels = head
+        ? this.native.sparseSearchHead(...this.nativeArgs(q), topK, ...head)
+        : this.native.sparseSearch(...this.nativeArgs(q), allow?.words ?? null, topK, strategy === 'plain' ? 0 : 1, this.pairsPerRecord);
       return this.ranked(labels, q, topK, idOf);
     }
     const top = new TopK(topK);
@@ -291,6 +313,11 @@ export class SparseIndex {
     return top.sorted().map((r) => ({ label: r.slot, id: r.id, rank: r.rank }));
   }
 
+  /** How many dimensions have head columns (head-columns.ts; the bench and tests). */
+  get headColumns(): number {
+    return this.columns.size;
+  }
+
   /** Whether searches run natively (the bench prints it). */
   get isNative(): boolean {
     return this.native !== null;
@@ -319,6 +346,30 @@ export class SparseIndex {
       meta[4 * t + 3] = list.min;
     }
     return [lists, meta, q.dims, q.weights, [this.gen, ...this.store.arrays()]];
+  }
+
+  /**
+   * The head-column arguments of sparseSearchHead() for the query (per query term: its
+   * column's codes or null, the column's step, and its list's sorted prefix), or
+   * undefined when no term with a weight ≥ 0 has a column: then MaxScore is the search.
+   */
+  private headArgs(q: PreparedSparse): [columns: (Uint8Array | null)[], steps: Float64Array, sorted: Uint32Array, labelEnd: number] | undefined {
+    const n = q.dims.length;
+    const columns = new Array<Uint8Array | null>(n).fill(null);
+    const steps = new Float64Array(n);
+    const sorted = new Uint32Array(n);
+    let any = false;
+    for (let t = 0; t < n; t++) {
+      const list = this.postings.get(q.dims[t]);
+      if (list) sorted[t] = list.sorted;
+      if (q.weights[t] < 0) continue;
+      const column = this.columns.ensure(q.dims[t], list, this.records, this.labelEnd, this.gen);
+      if (!column) continue;
+      columns[t] = column.codes;
+      steps[t] = column.step;
+      any = true;
+    }
+    return any ? [columns, steps, sorted, this.labelEnd] : undefined;
   }
 
   /**
