@@ -3,8 +3,8 @@
 // sparse data (bench/data.ts generateSparse) into a sparse-only namespace and, with the
 // bench's dense vectors, into a hybrid one (dotproduct, with a graph); prints sparse
 // memory per record, sparse-only latency and agreement with the exact scan, the
-// inverted index's MaxScore against plain accumulation (same run, queries with and
-// without negative weights apart), hybrid recall@10 against exact hybrid scoring for
+// inverted index's MaxScore and head-column search against plain accumulation (same run,
+// queries with and without negative weights apart), hybrid recall@10 against exact hybrid scoring for
 // several dense-candidate multiples (sparse/hybrid.ts), the postings' candidates scored in
 // two stages against all at once, and a dense graph query on the same set as the yardstick
 // (the targets are ratios to it: sparse-only ≤ 1×, hybrid ≤ 2×). The inverted index is
@@ -60,33 +60,42 @@ for (let q = 0; q < queries; q++) {
 const pos = sparse.queries.filter((s) => !s.values.some((v) => v < 0)).length;
 console.log(`sparse-only top-${k}: p50 ${p50(fast).toFixed(2)} ms (inverted index) vs ${p50(exact).toFixed(2)} ms (exact scan); identical results ${agree}/${queries} (${pos} queries without negative weights)`);
 
-// MaxScore against plain accumulation on the inverted index alone, native and JavaScript,
-// interleaved per query so machine noise hits all alike.
+// The inverted index alone: plain accumulation, MaxScore, and (natively) the search through
+// head columns that sparse-only queries use (sparse/head-columns.ts), interleaved per query
+// so machine noise hits all alike.
 const paths: [string, SparseIndex][] = [['JavaScript', new SparseIndex(null)]];
 if (nativeAddon) paths.push(['native', new SparseIndex(nativeAddon)]);
 for (const [, index] of paths) for (let i = 0; i < count; i++) index.set(i + 1, sparse.records[i]);
 const idOf = (label: number): string => id(label - 1);
 for (const negative of [false, true]) {
   const prepared = sparse.queries.map(prepareSparse).filter((p) => p.nonNegative !== negative);
-  const ms = paths.map(() => ({ plain: [] as number[], maxscore: [] as number[] }));
+  const strategies = ['plain', 'maxscore', 'auto'] as const;
+  const ms = paths.map(() => ({ plain: [] as number[], maxscore: [] as number[], auto: [] as number[] }));
   let same = 0;
   for (let round = 0; round < 3; round++) {
     for (const p of prepared) {
       const answers: string[] = [];
       paths.forEach(([, index], at) => {
-        t0 = performance.now();
-        const want = index.search(p, k, idOf, undefined, 'plain');
-        ms[at].plain.push(performance.now() - t0);
-        t0 = performance.now();
-        const got = index.search(p, k, idOf);
-        ms[at].maxscore.push(performance.now() - t0);
-        answers.push(JSON.stringify(want), JSON.stringify(got));
+        for (const strategy of strategies) {
+          t0 = performance.now();
+          const got = index.search(p, k, idOf, undefined, strategy);
+          ms[at][strategy].push(performance.now() - t0);
+          answers.push(JSON.stringify(got));
+        }
       });
       if (round === 0 && answers.every((a) => a === answers[0])) same++;
     }
   }
-  const figures = paths.map(([name], at) => `${name} plain ${p50(ms[at].plain).toFixed(3)} ms, MaxScore ${p50(ms[at].maxscore).toFixed(3)} ms`).join('; ');
+  const figures = paths
+    .map(([name, index], at) => {
+      const head = index.headColumns > 0 ? `, head columns ${p50(ms[at].auto).toFixed(3)} ms` : '';
+      return `${name} plain ${p50(ms[at].plain).toFixed(3)} ms, MaxScore ${p50(ms[at].maxscore).toFixed(3)} ms${head}`;
+    })
+    .join('; ');
   console.log(`inverted index p50, ${prepared.length} queries ${negative ? 'with' : 'without'} negative weights: ${figures}; identical on every path ${same}/${prepared.length}`);
+}
+for (const [name, index] of paths) {
+  if (index.headColumns > 0) console.log(`${name}: ${index.headColumns} head columns, ${Math.round(index.bytes / count)} B/record in typed arrays with them`);
 }
 if (!withHybrid) process.exit(0);
 

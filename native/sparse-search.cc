@@ -985,6 +985,11 @@ std::vector<uint32_t> TopLabels(const Query& q, const Index& ix, uint32_t k, uin
 // Thread rule: as the rest of this file; the block buffers are thread_local (HeadScratch).
 constexpr uint32_t kHeadBlock = 4096;
 constexpr double kHeadUnits = 64000;
+// How far ahead of the label it reads the head pass requests a column's memory (bytes).
+// A prefetch past a column's end is harmless (no fault).
+constexpr uint32_t kColumnAhead = 1024;
+// How far ahead of the entry it reads the walk requests a list's memory (words: 768 bytes).
+constexpr size_t kWalkAhead = 192;
 
 struct HeadTerm {
   const uint8_t* codes;
@@ -1018,6 +1023,7 @@ __attribute__((target("avx2"))) void HeadBlockAvx2(const HeadTerm* terms, size_t
   for (uint32_t i = 0; i < m; i += 32) {
     __m256i lo = zero, hi = zero, any = zero;
     for (size_t h = 0; h < n; h++) {
+      if ((i & 63) == 0) _mm_prefetch(reinterpret_cast<const char*>(terms[h].codes + base + i + kColumnAhead), _MM_HINT_T0);
       const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(terms[h].codes + base + i));
       const __m256i q = _mm256_set1_epi16(static_cast<short>(terms[h].qc));
       any = _mm256_or_si256(any, c);
@@ -1229,6 +1235,7 @@ class HeadSearch {
       for (; e < t.end; e += 3) {
         const uint32_t i = e[0] - base;  // a label below base wraps above m: Run() reports it
         if (i >= m) break;
+        __builtin_prefetch(e + kWalkAhead);
         s_.acc[i] += w * entryWeight(e + 2);
         s_.pres[i] = 1;
       }
@@ -1236,6 +1243,7 @@ class HeadSearch {
       for (; e < t.end; e += 3) {
         const uint32_t i = e[0] - base;
         if (i >= m) break;
+        __builtin_prefetch(e + kWalkAhead);
         if (ix_.gen[e[0]] != e[1]) continue;
         s_.acc[i] += w * entryWeight(e + 2);
         s_.pres[i] = 1;
@@ -1273,6 +1281,49 @@ class HeadSearch {
   double c_ = 0;
   bool preDirty_ = false;
 };
+
+// A query's head-column arguments (sparseSearchHead()'s columns, steps, sorted, labelEnd).
+struct HeadArgs {
+  std::vector<const uint8_t*> columns;
+  const double* steps = nullptr;
+  const uint32_t* sorted = nullptr;
+  uint32_t labelEnd = 0;
+};
+
+// Parses argv[0..4) as columns, steps, sorted, labelEnd for the query; false after throwing.
+bool parseHead(napi_env env, napi_value* argv, const Query& q, const Index& ix, HeadArgs* out) {
+  void* data;
+  size_t length;
+  if (napi_get_value_uint32(env, argv[3], &out->labelEnd) != napi_ok || out->labelEnd > ix.extent) return fail(env, "sparseSearchHead: labelEnd must be an integer no larger than the generation table"), false;
+  if (!typedArray(env, argv[1], napi_float64_array, &data, &length) || length != q.n) return fail(env, "sparseSearchHead: steps must be a Float64Array as long as dims"), false;
+  out->steps = static_cast<const double*>(data);
+  if (!typedArray(env, argv[2], napi_uint32_array, &data, &length) || length != q.n) return fail(env, "sparseSearchHead: sorted must be a Uint32Array as long as dims"), false;
+  out->sorted = static_cast<const uint32_t*>(data);
+  bool isArray = false;
+  uint32_t count;
+  if (napi_is_array(env, argv[0], &isArray) != napi_ok || !isArray || napi_get_array_length(env, argv[0], &count) != napi_ok || count != q.n) {
+    return fail(env, "sparseSearchHead: columns must be an array with one entry per dimension"), false;
+  }
+  const size_t need = (size_t(out->labelEnd) + 31) & ~size_t(31);
+  out->columns.assign(q.n, nullptr);
+  for (uint32_t t = 0; t < count; t++) {
+    napi_value column;
+    if (napi_get_element(env, argv[0], t, &column) != napi_ok) return fail(env, "sparseSearchHead: columns must be an array with one entry per dimension"), false;
+    if (isNullish(env, column)) continue;
+    if (!typedArray(env, column, napi_uint8_array, &data, &length) || length < need) return fail(env, "sparseSearchHead: every column must be a Uint8Array of at least labelEnd rounded up to 32"), false;
+    if (!(out->steps[t] > 0) || !std::isfinite(out->steps[t])) return fail(env, "sparseSearchHead: a column's step must be a positive finite number"), false;
+    out->columns[t] = static_cast<const uint8_t*>(data);
+  }
+  return true;
+}
+
+// sparseSearchHead()'s answer for one query (MaxScore when HeadSearch's bounds are not
+// finite); throws Corrupt.
+std::vector<uint32_t> HeadTopLabels(const Query& q, const Index& ix, uint32_t k, const HeadArgs& head) {
+  HeadSearch search(q, ix, head.labelEnd);
+  if (search.Prepare(head.columns.data(), head.steps, head.sorted)) return search.Run(k);
+  return TopLabels(q, ix, k, 1, nullptr, 0, 0);
+}
 
 napi_value corrupt(napi_env env) {
   napi_throw_error(env, nullptr, "sparse: a postings entry or label lies outside the index's arrays");
@@ -1318,7 +1369,7 @@ napi_value SparseSearch(napi_env env, napi_callback_info info) {
 napi_value SparseSearchMany(napi_env env, napi_callback_info info) {
   size_t argc = 7;
   napi_value argv[7];
-  const char* usage = "sparseSearchMany(queries: [lists, meta, dims, weights][], state, allow: (Uint32Array | null)[], k: Uint32Array, strategy, pairsPerRecord, threads)";
+  const char* usage = "sparseSearchMany(queries: ([lists, meta, dims, weights] | [lists, meta, dims, weights, columns, steps, sorted, labelEnd])[], state, allow: (Uint32Array | null)[], k: Uint32Array, strategy, pairsPerRecord, threads)";
   if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc != 7) return fail(env, usage);
   bool isArray = false, allowIsArray = false;
   uint32_t count = 0, allowCount = 0, strategy, threads;
@@ -1335,24 +1386,35 @@ napi_value SparseSearchMany(napi_env env, napi_callback_info info) {
   std::vector<Query> queries(count);
   std::vector<const uint32_t*> allow(count, nullptr);
   std::vector<size_t> allowWords(count, 0);
+  // Queries given with head-column arguments run HeadSearch (sparseSearchHead()).
+  std::vector<bool> byHead(count, false);
+  std::vector<HeadArgs> heads(count);
   Index ix;
   for (uint32_t i = 0; i < count; i++) {
-    napi_value query, args[5], entry;
+    napi_value query, args[5], headArgs[4], entry;
     bool parts = false;
     uint32_t partCount = 0;
     if (napi_get_element(env, argv[0], i, &query) != napi_ok || napi_is_array(env, query, &parts) != napi_ok || !parts ||
-        napi_get_array_length(env, query, &partCount) != napi_ok || partCount != 4 || ks[i] == 0)
-      return fail(env, "sparseSearchMany: each query is [lists, meta, dims, weights], with a positive k");
+        napi_get_array_length(env, query, &partCount) != napi_ok || (partCount != 4 && partCount != 8) || ks[i] == 0)
+      return fail(env, "sparseSearchMany: each query is [lists, meta, dims, weights] or those and [columns, steps, sorted, labelEnd], with a positive k");
     for (uint32_t a = 0; a < 4; a++) {
       if (napi_get_element(env, query, a, &args[a]) != napi_ok) return fail(env, usage);
     }
     args[4] = argv[1];
     if (!parse(env, args, &queries[i], &ix)) return nullptr;
+    if (partCount == 8) {
+      for (uint32_t a = 0; a < 4; a++) {
+        if (napi_get_element(env, query, 4 + a, &headArgs[a]) != napi_ok) return fail(env, usage);
+      }
+      if (!parseHead(env, headArgs, queries[i], ix, &heads[i])) return nullptr;
+      byHead[i] = true;
+    }
     if (napi_get_element(env, argv[2], i, &entry) != napi_ok) return fail(env, usage);
     if (isNullish(env, entry)) continue;
     void* data;
     if (!typedArray(env, entry, napi_uint32_array, &data, &allowWords[i])) return fail(env, "sparseSearchMany: each allow is a Uint32Array of bitmap words or null");
     allow[i] = static_cast<const uint32_t*>(data);
+    if (byHead[i]) return fail(env, "sparseSearchMany: a query with head-column arguments takes no allow");
   }
   std::vector<std::vector<uint32_t>> kept(count);
   std::atomic<size_t> next{0};
@@ -1363,7 +1425,7 @@ napi_value SparseSearchMany(napi_env env, napi_callback_info info) {
   auto work = [&] {
     for (size_t i = next++; i < count; i = next++) {
       try {
-        kept[i] = TopLabels(queries[i], ix, ks[i], strategy, allow[i], allowWords[i], pairsPerRecord);
+        kept[i] = byHead[i] ? HeadTopLabels(queries[i], ix, ks[i], heads[i]) : TopLabels(queries[i], ix, ks[i], strategy, allow[i], allowWords[i], pairsPerRecord);
       } catch (const Corrupt&) {
         corrupted = true;
         next = count;
@@ -1444,34 +1506,12 @@ napi_value SparseSearchHead(napi_env env, napi_callback_info info) {
   Query q;
   Index ix;
   if (!parse(env, argv, &q, &ix)) return nullptr;
-  uint32_t k, labelEnd;
+  uint32_t k;
   if (napi_get_value_uint32(env, argv[5], &k) != napi_ok || k == 0) return fail(env, "sparseSearchHead: k must be a positive integer");
-  if (napi_get_value_uint32(env, argv[9], &labelEnd) != napi_ok || labelEnd > ix.extent) return fail(env, "sparseSearchHead: labelEnd must be an integer no larger than the generation table");
-  void* data;
-  size_t length;
-  if (!typedArray(env, argv[7], napi_float64_array, &data, &length) || length != q.n) return fail(env, "sparseSearchHead: steps must be a Float64Array as long as dims");
-  const double* steps = static_cast<const double*>(data);
-  if (!typedArray(env, argv[8], napi_uint32_array, &data, &length) || length != q.n) return fail(env, "sparseSearchHead: sorted must be a Uint32Array as long as dims");
-  const uint32_t* sorted = static_cast<const uint32_t*>(data);
-  bool isArray = false;
-  uint32_t count;
-  if (napi_is_array(env, argv[6], &isArray) != napi_ok || !isArray || napi_get_array_length(env, argv[6], &count) != napi_ok || count != q.n) {
-    return fail(env, "sparseSearchHead: columns must be an array with one entry per dimension");
-  }
-  const size_t need = (size_t(labelEnd) + 31) & ~size_t(31);
-  std::vector<const uint8_t*> columns(q.n, nullptr);
-  for (uint32_t t = 0; t < count; t++) {
-    napi_value column;
-    if (napi_get_element(env, argv[6], t, &column) != napi_ok) return fail(env, "sparseSearchHead: columns must be an array with one entry per dimension");
-    if (isNullish(env, column)) continue;
-    if (!typedArray(env, column, napi_uint8_array, &data, &length) || length < need) return fail(env, "sparseSearchHead: every column must be a Uint8Array of at least labelEnd rounded up to 32");
-    if (!(steps[t] > 0) || !std::isfinite(steps[t])) return fail(env, "sparseSearchHead: a column's step must be a positive finite number");
-    columns[t] = static_cast<const uint8_t*>(data);
-  }
+  HeadArgs head;
+  if (!parseHead(env, argv + 6, q, ix, &head)) return nullptr;
   try {
-    HeadSearch search(q, ix, labelEnd);
-    if (search.Prepare(columns.data(), steps, sorted)) return toArray(env, search.Run(k));
-    return toArray(env, TopLabels(q, ix, k, 1, nullptr, 0, 0));
+    return toArray(env, HeadTopLabels(q, ix, k, head));
   } catch (const Corrupt&) {
     return corrupt(env);
   }

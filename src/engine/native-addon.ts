@@ -46,12 +46,13 @@ export interface NativeAddon {
    * query term its column's codes or null, the column's step and its list's sorted prefix;
    * labels [0, labelEnd) are searched.
    */
-  sparseSearchHead(
-    ...args: [...SparseNativeArgs, k: number, columns: (Uint8Array | null)[], steps: Float64Array, sorted: Uint32Array, labelEnd: number]
-  ): Uint32Array;
-  /** sparseSearch() for several queries over one index, side by side on up to `threads` threads; answers in query order. */
+  sparseSearchHead(...args: [...SparseNativeArgs, k: number, ...SparseHeadArgs]): Uint32Array;
+  /** sparseSearch() (or sparseSearchHead() for a query given head arguments) for several queries over one index, side by side on up to `threads` threads; answers in query order. */
   sparseSearchMany(
-    queries: [SparseNativeArgs[0], SparseNativeArgs[1], SparseNativeArgs[2], SparseNativeArgs[3]][],
+    queries: (
+      | [SparseNativeArgs[0], SparseNativeArgs[1], SparseNativeArgs[2], SparseNativeArgs[3]]
+      | [SparseNativeArgs[0], SparseNativeArgs[1], SparseNativeArgs[2], SparseNativeArgs[3], ...SparseHeadArgs]
+    )[],
     state: SparseNativeArgs[4],
     allow: (Uint32Array | null)[],
     k: Uint32Array,
@@ -139,6 +140,9 @@ export type SparseNativeArgs = [
   weights: Float32Array,
   state: [gen: Uint32Array, indices: Uint32Array, values: Float32Array, start: Uint32Array, len: Uint32Array],
 ];
+
+/** A query's head-column arguments (SparseIndex.headArgs(), native sparseSearchHead). */
+export type SparseHeadArgs = [columns: (Uint8Array | null)[], steps: Float64Array, sorted: Uint32Array, labelEnd: number];
 
 // dist/src/engine/ → the package root, where node-gyp puts build/.
 const ADDON = '../../../build/Release/conifer_native.node';

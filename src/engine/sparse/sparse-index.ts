@@ -16,7 +16,7 @@
 // (tests run both against a brute-force scorer).
 import type { Bitmap } from '../metadata/bitmap.js';
 import type { SparseValues } from '../model.js';
-import { nativeAddon, type NativeAddon, type SparseNativeArgs } from '../native-addon.js';
+import { nativeAddon, type NativeAddon, type SparseHeadArgs, type SparseNativeArgs } from '../native-addon.js';
 import { TopK } from '../vectors/top-k.js';
 import { Postings, type PostingList } from './postings.js';
 import { HeadColumns } from './head-columns.js';
@@ -281,8 +281,9 @@ export class SparseIndex {
   }
 
   /**
-   * search() (MaxScore) for each query, with the same answers; natively, the queries run
-   * side by side on up to `threads` threads (sparseSearchMany), else one after another.
+   * search() for each query, with the same answers; natively, the queries run side by side
+   * on up to `threads` threads (sparseSearchMany, through head columns as search() would),
+   * else one after another.
    */
   searchMany(qs: readonly { q: PreparedSparse; topK: number; allow?: Bitmap }[], idOf: (label: number) => string, threads: number): SparseHit[][] {
     const native = this.native;
@@ -291,7 +292,10 @@ export class SparseIndex {
     this.postingsReady();
     const args = searched.map(({ q }) => this.nativeArgs(q));
     const found = native.sparseSearchMany(
-      args.map(([lists, meta, dims, weights]) => [lists, meta, dims, weights]),
+      args.map(([lists, meta, dims, weights], i) => {
+        const head = searched[i].allow ? undefined : this.headArgs(searched[i].q);
+        return head ? [lists, meta, dims, weights, ...head] : [lists, meta, dims, weights];
+      }),
       args[0][4],
       searched.map(({ allow }) => allow?.words ?? null),
       Uint32Array.from(searched, ({ topK }) => topK),
@@ -353,7 +357,7 @@ export class SparseIndex {
    * column's codes or null, the column's step, and its list's sorted prefix), or
    * undefined when no term with a weight ≥ 0 has a column: then MaxScore is the search.
    */
-  private headArgs(q: PreparedSparse): [columns: (Uint8Array | null)[], steps: Float64Array, sorted: Uint32Array, labelEnd: number] | undefined {
+  private headArgs(q: PreparedSparse): SparseHeadArgs | undefined {
     const n = q.dims.length;
     const columns = new Array<Uint8Array | null>(n).fill(null);
     const steps = new Float64Array(n);

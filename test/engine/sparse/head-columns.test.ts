@@ -12,6 +12,7 @@ import { Postings, PostingList } from '../../../src/engine/sparse/postings.js';
 import { HeadColumns } from '../../../src/engine/sparse/head-columns.js';
 import type { SparseValues } from '../../../src/engine/model.js';
 import { nativeAddon, nativeAddonError } from '../../../src/engine/native-addon.js';
+import { Bitmap } from '../../../src/engine/metadata/bitmap.js';
 import { prng } from '../../helpers/prng.js';
 
 /** Fewest records for columns in these tests (the default, 4096, is for speed, not correctness). */
@@ -166,6 +167,25 @@ describe('Sparse search through head columns', () => {
   });
 });
 
+describe('SparseIndex searchMany through head columns', () => {
+  it('answers each query as search() does, on several threads, filtered queries by MaxScore beside them', () => {
+    assert.ok(nativeAddon, `addon not loaded: ${nativeAddonError}`);
+    const rand = prng(17);
+    const index = new SparseIndex(nativeAddon, MIN_RECORDS);
+    const live = new Map<number, SparseValues>();
+    writes(index, live, rand, 3000);
+    const allow = new Bitmap(4000);
+    for (const label of live.keys()) if (label % 3 === 0) allow.add(label);
+    const qs = Array.from({ length: 30 }, (_, i) => ({ q: prepareSparse(query(rand)), topK: 1 + (i % 12), allow: i % 4 === 0 ? allow : undefined }));
+    const many = index.searchMany(qs, idOf, 2);
+    assert.ok(index.headColumns >= 10);
+    qs.forEach(({ q, topK, allow: a }, i) => {
+      assert.deepEqual(many[i], index.search(q, topK, idOf, a), `query ${i}`);
+      if (!a) assert.deepEqual(many[i].map((h) => ({ id: h.id, score: h.rank })), bruteForce(live, { indices: q.dims, values: q.weights }, topK), `query ${i} against brute force`);
+    });
+  });
+});
+
 describe('HeadColumns', () => {
   it('hold every label\'s current code through sets, updates, deletes and reuse, equal to columns built from scratch', () => {
     const rand = prng(9);
@@ -293,6 +313,12 @@ describe('sparseSearchHead', () => {
       ['sorted of the wrong type', () => call({ sorted: Float64Array.of(2, 0) })],
     ];
     for (const [what, f] of bad) assert.throws(f, TypeError, what);
+    // The same through sparseSearchMany: a query with head arguments, and one without.
+    const headQuery = [[entries, null], meta, dims, weights, [null, column], steps, Uint32Array.of(2, 0), 2] as const;
+    const many = addon.sparseSearchMany as unknown as (...a: unknown[]) => Uint32Array[];
+    assert.deepEqual(many([headQuery, [[entries, null], meta, dims, weights]], state(), [null, null], Uint32Array.of(1, 2), 1, 1, 2).map((l) => [...l].sort()), [[0], [0, 1]]);
+    assert.throws(() => many([headQuery], state(), [Uint32Array.of(3)], Uint32Array.of(1), 1, 1, 1), TypeError, 'head arguments with an allow');
+    assert.throws(() => many([headQuery.slice(0, 6)], state(), [null], Uint32Array.of(1), 1, 1, 1), TypeError, 'six parts');
     // Within a block the walk adds in any order; a label behind the block it has reached
     // (a "sorted" list that goes back across a block) is an Error, not a wrong answer.
     const back = Uint32Array.of(5000, 0, 0, 10, 0, 0);
