@@ -1,9 +1,10 @@
 // Head columns: the frequent dimensions of one namespace's sparse values, also kept as
 // one byte per label, so the native search adds them for every label at once with SIMD
 // instead of walking their long postings lists at random (native/sparse-search.cc
-// SearchHead(), which has the measurements).
+// HeadSearch, which has the measurements). A column belongs to its dimension's
+// PostingList (`head`) and goes with it.
 //
-// A dimension gets a column (lazily, when a query asks for it: ensure()) once its list
+// A dimension gets a column (lazily, when a query asks for it: headColumn()) once its list
 // holds live entries for at least COLUMN_MIN_SHARE of the records, the namespace holds at
 // least `minRecords`, and none of its weights is negative. It keeps the column from then
 // on, whatever the share later (correctness never depends on it).
@@ -14,9 +15,9 @@
 // never misses a present value, and |w − code·step| ≤ step for every present label.
 //
 // Invariant: every column holds the current value of every label (SparseIndex calls
-// set() and clear() on each change, under the engine's ordered change stream). A weight
-// the column cannot hold (negative, or above its max) drops the column instead; a later
-// query builds it again from the postings, with the new max.
+// setCode() and clearCode() on each change, under the engine's ordered change stream). A
+// weight the column cannot hold (negative, or above its max) drops the column instead; a
+// later query builds it again from the list, with the new max.
 //
 // Memory: a column is one byte per label, only for dimensions held by ≥ 1/8 of the
 // records, whose postings take 12 bytes per entry: at most 2/3 of their postings' size.
@@ -38,71 +39,45 @@ export interface HeadColumn {
   step: number;
 }
 
-export class HeadColumns {
-  private readonly columns = new Map<number, HeadColumn>();
-
-  constructor(private readonly minRecords = COLUMN_MIN_RECORDS) {}
-
-  get size(): number {
-    return this.columns.size;
+/**
+ * The list's column for a search over labels [0, extent), built from the list when the
+ * dimension qualifies (see the header); undefined when it does not. The codes returned
+ * cover at least the extent rounded up to PAD.
+ */
+export function headColumn(list: PostingList, records: number, minRecords: number, extent: number, gen: Uint32Array): HeadColumn | undefined {
+  let column = list.head;
+  if (!column) {
+    if (records < minRecords || list.min < 0 || list.max <= 0) return undefined;
+    if (list.length - list.stale < records * COLUMN_MIN_SHARE) return undefined;
+    column = build(list, extent, gen);
+    list.head = column;
   }
+  const need = padded(extent);
+  if (column.codes.length < need) column.codes = grown(column.codes, Math.max(need, column.codes.length * 2));
+  return column;
+}
 
-  get bytes(): number {
-    let n = 0;
-    for (const c of this.columns.values()) n += c.codes.byteLength;
-    return n;
+/** Records the label's new weight in the list's column, if it has one. */
+export function setCode(list: PostingList, label: number, weight: number): void {
+  const column = list.head;
+  if (!column) return;
+  if (!(weight >= 0) || weight > column.max) {
+    list.head = undefined;
+    return;
   }
+  if (label >= column.codes.length) column.codes = grown(column.codes, Math.max(padded(label + 1), column.codes.length * 2));
+  column.codes[label] = codeOf(weight, column.step);
+}
 
-  /**
-   * The column of `dim` for a search over labels [0, extent), built from its list when
-   * the dimension qualifies (see the header); undefined when it does not. The codes
-   * returned cover at least the extent rounded up to PAD.
-   */
-  ensure(dim: number, list: PostingList | undefined, records: number, extent: number, gen: Uint32Array): HeadColumn | undefined {
-    let column = this.columns.get(dim);
-    if (!column) {
-      if (!list || records < this.minRecords || list.min < 0 || list.max <= 0) return undefined;
-      if (list.length - list.stale < records * COLUMN_MIN_SHARE) return undefined;
-      column = build(list, extent, gen);
-      this.columns.set(dim, column);
-    }
-    const need = padded(extent);
-    if (column.codes.length < need) column.codes = grown(column.codes, Math.max(need, column.codes.length * 2));
-    return column;
-  }
-
-  /** Records the label's new weight in `dim`, if it has a column. */
-  set(dim: number, label: number, weight: number): void {
-    const column = this.columns.get(dim);
-    if (!column) return;
-    const code = codeOf(weight, column);
-    if (code < 0) {
-      this.columns.delete(dim);
-      return;
-    }
-    if (label >= column.codes.length) column.codes = grown(column.codes, Math.max(padded(label + 1), column.codes.length * 2));
-    column.codes[label] = code;
-  }
-
-  /** Records that the label no longer has a value in `dim`. */
-  clear(dim: number, label: number): void {
-    const column = this.columns.get(dim);
-    if (column && label < column.codes.length) column.codes[label] = 0;
-  }
-
-  /** The column of `dim`, if it has one (tests). */
-  get(dim: number): HeadColumn | undefined {
-    return this.columns.get(dim);
-  }
+/** Records that the label no longer has a value in the list's dimension. */
+export function clearCode(list: PostingList, label: number): void {
+  const column = list.head;
+  if (column && label < column.codes.length) column.codes[label] = 0;
 }
 
 const padded = (n: number): number => Math.ceil(n / PAD) * PAD;
 
-/** The weight's code under `step`, or -1 when the column cannot hold it (see the header). */
-function codeOf(weight: number, column: HeadColumn): number {
-  if (!(weight >= 0) || weight > column.max) return -1;
-  return Math.min(255, Math.max(1, Math.round(weight / column.step)));
-}
+const codeOf = (weight: number, step: number): number => Math.min(255, Math.max(1, Math.round(weight / step)));
 
 /** A column from the list's live entries (those whose generation is the label's current one). */
 function build(list: PostingList, extent: number, gen: Uint32Array): HeadColumn {
@@ -113,8 +88,7 @@ function build(list: PostingList, extent: number, gen: Uint32Array): HeadColumn 
   const w = list.weights;
   for (let i = 0; i < list.length * 3; i += 3) {
     const label = e[i];
-    if (gen[label] !== e[i + 1]) continue;
-    codes[label] = Math.min(255, Math.max(1, Math.round(w[i + 2] / step)));
+    if (gen[label] === e[i + 1]) codes[label] = codeOf(w[i + 2], step);
   }
   return { codes, max, step };
 }

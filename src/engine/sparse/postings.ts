@@ -22,6 +22,7 @@
 // pass (startTrim, trimStep), which the engine worker runs once its writes have stopped
 // (worker/quiet-release.ts), shrinks each list to fit; a list appended to later grows again.
 import { grown } from '../typed-arrays.js';
+import type { HeadColumn } from './head-columns.js';
 
 const INITIAL_LIST = 8;
 /** A trim reallocates a list only when more than this share of its buffer is unused. */
@@ -49,6 +50,8 @@ export class PostingList {
   stale = 0;
   /** Entries [0, sorted) have strictly ascending labels (see the header). */
   sorted = 0;
+  /** The dimension's head column, when it has one (head-columns.ts). */
+  head: HeadColumn | undefined = undefined;
   max = -Infinity;
   min = Infinity;
 
@@ -132,7 +135,8 @@ export class Postings {
     return this.lists.size;
   }
 
-  add(dim: number, label: number, gen: number, weight: number): void {
+  /** Appends an entry to `dim`'s list (made if absent) and returns the list. */
+  add(dim: number, label: number, gen: number, weight: number): PostingList {
     let list = this.lists.get(dim);
     if (!list) {
       list = new PostingList();
@@ -140,6 +144,7 @@ export class Postings {
     }
     list.add(label, gen, weight);
     if (list.sorted < list.length && list.unsortedDue) this.due.add(dim);
+    return list;
   }
 
   /**
@@ -227,17 +232,19 @@ export class Postings {
     }
   }
 
-  /** Records that one entry of `dim`'s list went stale. */
-  markStale(dim: number): void {
+  /** Records that one entry of `dim`'s list went stale; returns the list unless that left it empty (then dropped). */
+  markStale(dim: number): PostingList | undefined {
     const list = this.lists.get(dim);
-    if (!list) return;
+    if (!list) return undefined;
     list.stale++;
     if (list.stale >= COMPACT_MIN_STALE && list.stale >= list.length * COMPACT_STALE_FRACTION) this.due.add(dim);
     if (list.stale === list.length) {
       // Nothing live is left: drop the list now (cheap, and keeps the map small).
       this.lists.delete(dim);
       this.due.delete(dim);
+      return undefined;
     }
+    return list;
   }
 
   get hasWork(): boolean {
@@ -282,7 +289,14 @@ export class Postings {
 
   bytes(): number {
     let n = 0;
-    for (const list of this.lists.values()) n += list.bytes + 64; // + object and map entry, roughly
+    for (const list of this.lists.values()) n += list.bytes + (list.head?.codes.byteLength ?? 0) + 64; // + object and map entry, roughly
+    return n;
+  }
+
+  /** How many lists have a head column (the bench and tests). */
+  headColumns(): number {
+    let n = 0;
+    for (const list of this.lists.values()) if (list.head) n++;
     return n;
   }
 

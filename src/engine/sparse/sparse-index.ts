@@ -19,7 +19,7 @@ import type { SparseValues } from '../model.js';
 import { nativeAddon, type NativeAddon, type SparseHeadArgs, type SparseNativeArgs } from '../native-addon.js';
 import { TopK } from '../vectors/top-k.js';
 import { Postings, type PostingList } from './postings.js';
-import { HeadColumns } from './head-columns.js';
+import { clearCode, COLUMN_MIN_RECORDS, headColumn, setCode } from './head-columns.js';
 import { grown } from '../typed-arrays.js';
 import { SparseStore } from './sparse-store.js';
 import { scoreFloat32 } from '../float32.js';
@@ -62,7 +62,6 @@ const NO_F64 = new Float64Array(0);
 export class SparseIndex {
   private readonly store = new SparseStore();
   private readonly postings = new Postings();
-  private readonly columns: HeadColumns;
   // Every array starts empty (one shared empty array: nothing per namespace) and grows
   // with the labels holding sparse values: most namespaces hold dense vectors only (see
   // SparseStore's sizes).
@@ -124,10 +123,8 @@ export class SparseIndex {
    */
   constructor(
     private readonly native: NativeAddon | null = nativeAddon ?? null,
-    columnMinRecords?: number,
-  ) {
-    this.columns = new HeadColumns(columnMinRecords);
-  }
+    private readonly columnMinRecords = COLUMN_MIN_RECORDS,
+  ) {}
 
   /** Replaces the label's sparse values (undefined clears them). `v` must be sorted by index. */
   set(label: number, v: SparseValues | undefined): void {
@@ -138,8 +135,10 @@ export class SparseIndex {
     if (label >= this.labelEnd) this.labelEnd = label + 1;
     if (!this.deferred) {
       const gen = this.gen[label];
-      for (let i = 0; i < v.indices.length; i++) this.postings.add(v.indices[i], label, gen, v.values[i]);
-      if (this.columns.size > 0) for (let i = 0; i < v.indices.length; i++) this.columns.set(v.indices[i], label, v.values[i]);
+      for (let i = 0; i < v.indices.length; i++) {
+        const list = this.postings.add(v.indices[i], label, gen, v.values[i]);
+        if (list.head) setCode(list, label, v.values[i]);
+      }
     }
     this.store.set(label, v);
     this.records++;
@@ -149,8 +148,10 @@ export class SparseIndex {
     if (this.store.length(label) === 0) return;
     // Deferred: no entry exists yet, so none goes stale (and the generation need not move).
     if (!this.deferred) {
-      this.store.forEach(label, (dim) => this.postings.markStale(dim));
-      if (this.columns.size > 0) this.store.forEach(label, (dim) => this.columns.clear(dim, label));
+      this.store.forEach(label, (dim) => {
+        const list = this.postings.markStale(dim);
+        if (list?.head) clearCode(list, label);
+      });
     }
     this.store.clear(label);
     this.records--;
@@ -230,7 +231,7 @@ export class SparseIndex {
 
   /** Bytes held: values, postings and per-label tables. */
   get bytes(): number {
-    return this.store.bytes + this.postings.bytes() + this.columns.bytes + this.gen.byteLength;
+    return this.store.bytes + this.postings.bytes() + this.gen.byteLength;
   }
 
   /** Live postings as dimension → [label, weight] pairs sorted by label (tests compare indexes with it). */
@@ -260,16 +261,16 @@ export class SparseIndex {
    * a dimension with the query. `strategy` 'plain' accumulates every list (the bench's
    * and tests' reference); 'maxscore' prunes with MaxScore (see pruned()); the default,
    * 'auto', searches through head columns natively when there is no filter and some
-   * term has one (headArgs()), else as 'maxscore'.
+   * term has one (headSearchArgs()), else as 'maxscore'.
    */
   search(q: PreparedSparse, topK: number, idOf: (label: number) => string, allow?: Bitmap, strategy: 'auto' | 'maxscore' | 'plain' = 'auto'): SparseHit[] {
     if (topK <= 0 || q.dims.length === 0) return [];
     this.postingsReady();
     if (this.native) {
-      const head = !allow && strategy === 'auto' ? this.headArgs(q) : undefined;
+      const { args, head } = !allow && strategy === 'auto' ? this.headSearchArgs(q) : { args: this.nativeArgs(q), head: undefined };
       const labels = head
-        ? this.native.sparseSearchHead(...this.nativeArgs(q), topK, ...head)
-        : this.native.sparseSearch(...this.nativeArgs(q), allow?.words ?? null, topK, strategy === 'plain' ? 0 : 1, this.pairsPerRecord);
+        ? this.native.sparseSearchHead(...args, topK, ...head)
+        : this.native.sparseSearch(...args, allow?.words ?? null, topK, strategy === 'plain' ? 0 : 1, this.pairsPerRecord);
       return this.ranked(labels, q, topK, idOf);
     }
     const top = new TopK(topK);
@@ -290,13 +291,10 @@ export class SparseIndex {
     const searched = qs.filter(({ q, topK }) => topK > 0 && q.dims.length > 0);
     if (!native || searched.length < 2) return qs.map(({ q, topK, allow }) => this.search(q, topK, idOf, allow));
     this.postingsReady();
-    const args = searched.map(({ q }) => this.nativeArgs(q));
+    const prepared = searched.map(({ q, allow }) => (allow ? { args: this.nativeArgs(q), head: undefined } : this.headSearchArgs(q)));
     const found = native.sparseSearchMany(
-      args.map(([lists, meta, dims, weights], i) => {
-        const head = searched[i].allow ? undefined : this.headArgs(searched[i].q);
-        return head ? [lists, meta, dims, weights, ...head] : [lists, meta, dims, weights];
-      }),
-      args[0][4],
+      prepared.map(({ args: [lists, meta, dims, weights], head }) => (head ? [lists, meta, dims, weights, ...head] : [lists, meta, dims, weights])),
+      prepared[0].args[4],
       searched.map(({ allow }) => allow?.words ?? null),
       Uint32Array.from(searched, ({ topK }) => topK),
       1,
@@ -319,7 +317,7 @@ export class SparseIndex {
 
   /** How many dimensions have head columns (head-columns.ts; the bench and tests). */
   get headColumns(): number {
-    return this.columns.size;
+    return this.postings.headColumns();
   }
 
   /** Whether searches run natively (the bench prints it). */
@@ -333,12 +331,13 @@ export class SparseIndex {
   }
 
   /** The query and this index as native/sparse-search.cc takes them. */
-  private nativeArgs(q: PreparedSparse): SparseNativeArgs {
+  private nativeArgs(q: PreparedSparse, found?: (PostingList | undefined)[]): SparseNativeArgs {
     const n = q.dims.length;
     const lists: (Uint32Array | null)[] = new Array<Uint32Array | null>(n);
     const meta = new Float64Array(4 * n);
     for (let t = 0; t < n; t++) {
       const list = this.postings.get(q.dims[t]);
+      if (found) found[t] = list;
       if (!list) {
         lists[t] = null;
         continue;
@@ -353,27 +352,30 @@ export class SparseIndex {
   }
 
   /**
-   * The head-column arguments of sparseSearchHead() for the query (per query term: its
-   * column's codes or null, the column's step, and its list's sorted prefix), or
-   * undefined when no term with a weight ≥ 0 has a column: then MaxScore is the search.
+   * The query as sparseSearchHead() takes it: nativeArgs() and, per query term, its head
+   * column's codes or null, the column's step, and its list's sorted prefix; `head` is
+   * undefined when no term with a weight ≥ 0 has a column (then MaxScore is the search).
    */
-  private headArgs(q: PreparedSparse): SparseHeadArgs | undefined {
+  private headSearchArgs(q: PreparedSparse): { args: SparseNativeArgs; head: SparseHeadArgs | undefined } {
     const n = q.dims.length;
+    const found = new Array<PostingList | undefined>(n);
+    const args = this.nativeArgs(q, found);
     const columns = new Array<Uint8Array | null>(n).fill(null);
     const steps = new Float64Array(n);
     const sorted = new Uint32Array(n);
     let any = false;
     for (let t = 0; t < n; t++) {
-      const list = this.postings.get(q.dims[t]);
-      if (list) sorted[t] = list.sorted;
+      const list = found[t];
+      if (!list) continue;
+      sorted[t] = list.sorted;
       if (q.weights[t] < 0) continue;
-      const column = this.columns.ensure(q.dims[t], list, this.records, this.labelEnd, this.gen);
+      const column = headColumn(list, this.records, this.columnMinRecords, this.labelEnd, this.gen);
       if (!column) continue;
       columns[t] = column.codes;
       steps[t] = column.step;
       any = true;
     }
-    return any ? [columns, steps, sorted, this.labelEnd] : undefined;
+    return { args, head: any ? [columns, steps, sorted, this.labelEnd] : undefined };
   }
 
   /**

@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { prepareSparse, SparseIndex } from '../../../src/engine/sparse/sparse-index.js';
 import { Postings, PostingList } from '../../../src/engine/sparse/postings.js';
-import { HeadColumns } from '../../../src/engine/sparse/head-columns.js';
+import { headColumn, setCode, type HeadColumn } from '../../../src/engine/sparse/head-columns.js';
 import type { SparseValues } from '../../../src/engine/model.js';
 import { nativeAddon, nativeAddonError } from '../../../src/engine/native-addon.js';
 import { Bitmap } from '../../../src/engine/metadata/bitmap.js';
@@ -67,6 +67,9 @@ function bruteForce(live: Map<number, SparseValues>, q: SparseValues, topK: numb
 }
 
 const idOf = (label: number): string => `r${String(label).padStart(6, '0')}`;
+
+/** The head column of `dim` in the index, if it has one. */
+const columnOf = (index: SparseIndex, dim: number): HeadColumn | undefined => (index as unknown as { postings: Postings }).postings.get(dim)?.head;
 
 /** Sets, updates and deletes with label reuse, mirrored in `live`. */
 function writes(index: SparseIndex, live: Map<number, SparseValues>, rand: () => number, steps: number): void {
@@ -128,7 +131,7 @@ describe('Sparse search through head columns', () => {
     assert.equal(compare(index, live, rand, 'compacted'), 200);
     // A weight above a column's max drops the column; the next query builds it again.
     const columns = index.headColumns;
-    const dim0 = (index as unknown as { columns: HeadColumns }).columns.get(0);
+    const dim0 = columnOf(index, 0);
     assert.ok(dim0 && dim0.max < 3);
     const [label] = live.keys();
     const big: SparseValues = { indices: Uint32Array.of(0, 1), values: Float32Array.of(3, 0.5) };
@@ -186,7 +189,7 @@ describe('SparseIndex searchMany through head columns', () => {
   });
 });
 
-describe('HeadColumns', () => {
+describe('Head columns', () => {
   it('hold every label\'s current code through sets, updates, deletes and reuse, equal to columns built from scratch', () => {
     const rand = prng(9);
     const index = new SparseIndex(nativeAddon, MIN_RECORDS);
@@ -199,10 +202,9 @@ describe('HeadColumns', () => {
     for (const [label, v] of live) fresh.set(label, v);
     fresh.search(q, 1, idOf);
     const codesOf = (i: SparseIndex): Map<number, number[]> => {
-      const columns = (i as unknown as { columns: HeadColumns }).columns;
       const out = new Map<number, number[]>();
       for (let dim = 0; dim < 20; dim++) {
-        const c = columns.get(dim);
+        const c = columnOf(i, dim);
         if (c) out.set(dim, Array.from({ length: 4000 }, (_, label) => c.codes[label] ?? 0));
       }
       return out;
@@ -214,8 +216,8 @@ describe('HeadColumns', () => {
     for (const [dim, codes] of built) {
       const mine = kept.get(dim);
       if (!mine) continue; // dropped by a weight above its max: rebuilt by the next query
-      const step = (index as unknown as { columns: HeadColumns }).columns.get(dim)!.step;
-      const freshStep = (fresh as unknown as { columns: HeadColumns }).columns.get(dim)!.step;
+      const step = columnOf(index, dim)!.step;
+      const freshStep = columnOf(fresh, dim)!.step;
       for (let label = 0; label < 4000; label++) {
         const v = live.get(label);
         const at = v ? v.indices.indexOf(dim) : -1;
@@ -227,21 +229,24 @@ describe('HeadColumns', () => {
   });
 
   it('build a column only for a dimension held by an eighth of at least minRecords records with no negative weight', () => {
-    const columns = new HeadColumns(100);
     const list = new PostingList();
     const gen = new Uint32Array(1000);
     for (let label = 0; label < 30; label++) list.add(label, 0, 0.5);
-    assert.equal(columns.ensure(1, list, 99, 1000, gen), undefined, 'below minRecords');
-    assert.equal(columns.ensure(1, list, 300, 1000, gen), undefined, '30 of 300 is under an eighth');
-    const column = columns.ensure(1, list, 200, 1000, gen);
+    assert.equal(headColumn(list, 99, 100, 1000, gen), undefined, 'below minRecords');
+    assert.equal(headColumn(list, 300, 100, 1000, gen), undefined, '30 of 300 is under an eighth');
+    const column = headColumn(list, 200, 100, 1000, gen);
     assert.ok(column);
+    assert.equal(list.head, column);
     assert.equal(column.codes.length, 1024, 'padded to 32 labels');
     assert.equal(column.codes[0], 255);
     assert.equal(column.codes[30], 0);
-    list.add(30, 0, -0.1);
-    assert.equal(new HeadColumns(100).ensure(2, list, 200, 1000, gen), undefined, 'a negative weight');
-    columns.set(1, 31, -0.1);
-    assert.equal(columns.get(1), undefined, 'a negative weight drops the column');
+    setCode(list, 2000, 0.25);
+    assert.equal(list.head?.codes[2000], 128, 'a label past the column grows it');
+    const signed = new PostingList();
+    for (let label = 0; label < 30; label++) signed.add(label, 0, label === 7 ? -0.1 : 0.5);
+    assert.equal(headColumn(signed, 200, 100, 1000, gen), undefined, 'a negative weight');
+    setCode(list, 31, -0.1);
+    assert.equal(list.head, undefined, 'a negative weight drops the column');
   });
 });
 
