@@ -46,8 +46,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <cstdlib>
 #include <functional>
+#if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+#define CONIFER_HEAD_AVX2 1
+#endif
 #include <mutex>
 #include <string>
 #include <type_traits>
@@ -1017,6 +1021,7 @@ thread_local HeadScratch headScratch;
 // acc[i] = unit · Σ_h floor(codes_h[base + i] · qc_h / 256) and pres[i] = OR of the codes,
 // for i in [0, m) (m a multiple of 32; the columns are padded to 32 labels). The same
 // integers on both paths: the AVX2 one multiplies code·256 by qc keeping the high 16 bits.
+#ifdef CONIFER_HEAD_AVX2
 __attribute__((target("avx2"))) void HeadBlockAvx2(const HeadTerm* terms, size_t n, uint32_t base, uint32_t m, float unit, float* acc, uint8_t* pres) {
   const __m256i zero = _mm256_setzero_si256();
   const __m256 u = _mm256_set1_ps(unit);
@@ -1039,6 +1044,8 @@ __attribute__((target("avx2"))) void HeadBlockAvx2(const HeadTerm* terms, size_t
   }
 }
 
+#endif
+
 void HeadBlockPlain(const HeadTerm* terms, size_t n, uint32_t base, uint32_t m, float unit, float* acc, uint8_t* pres) {
   for (uint32_t i = 0; i < m; i++) {
     uint32_t sum = 0;
@@ -1054,10 +1061,10 @@ void HeadBlockPlain(const HeadTerm* terms, size_t n, uint32_t base, uint32_t m, 
 }
 
 using HeadBlockFn = void (*)(const HeadTerm*, size_t, uint32_t, uint32_t, float, float*, uint8_t*);
-const HeadBlockFn headBlock = __builtin_cpu_supports("avx2") ? HeadBlockAvx2 : HeadBlockPlain;
 
 // Writes to out the i in [0, m) with pres[i] != 0 and acc[i] ≥ bar (m a multiple of 8);
 // returns how many. NaN never passes.
+#ifdef CONIFER_HEAD_AVX2
 __attribute__((target("avx2"))) uint32_t SelectAvx2(const float* acc, const uint8_t* pres, uint32_t m, float bar, uint32_t* out) {
   uint32_t n = 0;
   const __m256 b = _mm256_set1_ps(bar);
@@ -1074,6 +1081,8 @@ __attribute__((target("avx2"))) uint32_t SelectAvx2(const float* acc, const uint
   return n;
 }
 
+#endif
+
 uint32_t SelectPlain(const float* acc, const uint8_t* pres, uint32_t m, float bar, uint32_t* out) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < m; i++) {
@@ -1084,7 +1093,28 @@ uint32_t SelectPlain(const float* acc, const uint8_t* pres, uint32_t m, float ba
 }
 
 using SelectFn = uint32_t (*)(const float*, const uint8_t*, uint32_t, float, uint32_t*);
-const SelectFn selectHits = __builtin_cpu_supports("avx2") ? SelectAvx2 : SelectPlain;
+
+// The AVX2 kernels when the CPU has AVX2 (__builtin_cpu_supports also checks that the OS
+// saves its registers) and CONIFER_SPARSE_AVX2 is not "0" (tests run the plain ones so);
+// chosen once.
+bool UseAvx2() {
+#ifdef CONIFER_HEAD_AVX2
+  const char* setting = std::getenv("CONIFER_SPARSE_AVX2");
+  if (setting && std::strcmp(setting, "0") == 0) return false;
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
+}
+const bool useAvx2 = UseAvx2();
+#ifdef CONIFER_HEAD_AVX2
+const HeadBlockFn headBlock = useAvx2 ? HeadBlockAvx2 : HeadBlockPlain;
+const SelectFn selectHits = useAvx2 ? SelectAvx2 : SelectPlain;
+#else
+const HeadBlockFn headBlock = HeadBlockPlain;
+const SelectFn selectHits = SelectPlain;
+#endif
 
 // The exact top k by float32 rank, ties at the k-th included (Search::Offer()/Kept()).
 class TopRanks {

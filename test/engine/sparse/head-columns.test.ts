@@ -4,9 +4,13 @@
 // columns' quantisation matter: many records score within a code step of each other, so
 // a margin too small to cover a column's rounding picks the wrong records. Also: the
 // postings' sorted prefix the native walk relies on, and what the native function does
-// with bad arguments and with a list that is not in the order it was told.
+// with bad arguments and with a list that is not in the order it was told. The file runs
+// once more in a child process with CONIFER_SPARSE_AVX2=0, so the kernels a CPU without
+// AVX2 runs are held to the same answers.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { prepareSparse, SparseIndex } from '../../../src/engine/sparse/sparse-index.js';
 import { Postings, PostingList } from '../../../src/engine/sparse/postings.js';
 import { headColumn, setCode, type HeadColumn } from '../../../src/engine/sparse/head-columns.js';
@@ -349,3 +353,19 @@ describe('sparseSearchHead', () => {
     assert.deepEqual([...call({ k: 2 })].sort(), [0, 1], 'after a failed search');
   });
 });
+
+// The child run (below) sets CONIFER_SPARSE_AVX2 itself: it runs every test above, not this one.
+if (process.env.CONIFER_SPARSE_AVX2 !== '0') {
+  describe('Sparse search through head columns without AVX2', () => {
+    it('passes every test of this file with the plain kernels (CONIFER_SPARSE_AVX2=0)', () => {
+      // Without NODE_TEST_CONTEXT, which the runner sets and which would make the child
+      // report to it instead of printing.
+      const env: NodeJS.ProcessEnv = { ...process.env, CONIFER_SPARSE_AVX2: '0' };
+      delete env.NODE_TEST_CONTEXT;
+      const child = spawnSync(process.execPath, ['--test', '--test-reporter=tap', fileURLToPath(import.meta.url)], { encoding: 'utf8', env });
+      assert.equal(child.status, 0, child.stdout + child.stderr);
+      assert.match(child.stdout, /# pass 7\n/, 'the child ran every test of this file but this one');
+      assert.match(child.stdout, /# fail 0\n/);
+    });
+  });
+}
