@@ -19,6 +19,9 @@
 // binding.gyp sets -ffp-contract=off), so it selects exactly the records JavaScript
 // would.
 //
+// sparseSearchHead(..., k, columns, steps, sorted, labelEnd): sparseSearch()'s answer with
+// no filter, through head columns (HeadSearch below; native only: without the addon,
+// MaxScore answers those queries).
 // sparseSearch(..., allow, k, strategy, pairsPerRecord): every label that may be in the
 // exact top k (allow: a Bitmap's words, or null for all): all allowed labels sharing a
 // dimension whose float32-rounded score reaches the k-th best such score. Ties at the

@@ -13,7 +13,9 @@
 // used when the addon is loaded) and the JavaScript below (the fallback, CONIFER_NATIVE=0
 // or a platform where the addon did not build). The native one returns labels only; every
 // score printed comes from SparseStore.dot() here, so both paths give identical answers
-// (tests run both against a brute-force scorer).
+// (tests run both against a brute-force scorer). One exception: the search through head
+// columns (head-columns.ts) is native only; without the addon MaxScore answers the same
+// queries, with the same answers.
 import type { Bitmap } from '../metadata/bitmap.js';
 import type { SparseValues } from '../model.js';
 import { nativeAddon, type NativeAddon, type SparseHeadArgs, type SparseNativeArgs } from '../native-addon.js';
