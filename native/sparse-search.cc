@@ -992,6 +992,8 @@ std::vector<uint32_t> TopLabels(const Query& q, const Index& ix, uint32_t k, uin
 // Thread rule: as the rest of this file; the block buffers are thread_local (HeadScratch).
 constexpr uint32_t kHeadBlock = 4096;
 constexpr double kHeadUnits = 64000;
+// Below float's largest value (3.4e38) with room for the rounding of the sums.
+constexpr double kFloatSafe = 1e38;
 // How far ahead of the label it reads the head pass requests a column's memory (bytes).
 // A prefetch past a column's end is harmless (no fault).
 constexpr uint32_t kColumnAhead = 1024;
@@ -1172,8 +1174,8 @@ class HeadSearch {
   HeadSearch(const HeadSearch&) = delete;
   HeadSearch& operator=(const HeadSearch&) = delete;
 
-  // False when the bounds are not finite (weights near float's range): the caller then
-  // runs MaxScore instead.
+  // False when scores may leave float's range (the sums here are float32; MaxScore's exact
+  // float64 ones rank such scores as Rank32() does): the caller then runs MaxScore instead.
   bool Prepare(const uint8_t* const* columns, const double* steps, const uint32_t* sorted) {
     double qsSum = 0;
     std::vector<double> qs;
@@ -1184,8 +1186,9 @@ class HeadSearch {
       qs.push_back(v);
       qsSum += v;
     }
-    unit_ = qsSum > 0 ? float(qsSum * 256 / kHeadUnits) : 1.0f;
-    if (!(unit_ > 0) || !std::isfinite(unit_)) return false;
+    // With every head weight 0 the head terms only mark presence: unit 0, no error.
+    unit_ = qsSum > 0 ? float(qsSum * 256 / kHeadUnits) : 0.0f;
+    if (qsSum > 0 && !(unit_ > 0)) return false;  // below float's range
     double e = 0;
     for (size_t h = 0; h < head_.size(); h++) {
       head_[h].qc = uint32_t(std::lround(qs[h] * 256 / double(unit_)));
@@ -1200,9 +1203,11 @@ class HeadSearch {
       if (prefix < t.length) unsorted_.push_back({entries + 3 * size_t(prefix), entries + 3 * size_t(t.length), t.stale, t.weight});
       bsum += std::fabs(double(t.weight)) * std::max(std::fabs(t.max), std::fabs(t.min));
     }
+    // Every sum and product here is at most bsum in magnitude, so none overflows a float.
+    if (!(bsum < kFloatSafe)) return false;
     const double slack = double(tail_.size() + 2) * kFloatRounding * bsum;
     c_ = e + slack;
-    return std::isfinite(c_);
+    return true;
   }
 
   std::vector<uint32_t> Run(uint32_t k) {

@@ -174,6 +174,36 @@ describe('Sparse search through head columns', () => {
   });
 });
 
+describe('Sparse search through head columns at the edges', () => {
+  it('head terms of weight 0 only mark presence; scores near float32\'s range rank as MaxScore ranks them', () => {
+    assert.ok(nativeAddon, `addon not loaded: ${nativeAddonError}`);
+    const rand = prng(23);
+    const index = new SparseIndex(nativeAddon, MIN_RECORDS);
+    const live = new Map<number, SparseValues>();
+    writes(index, live, rand, 2000);
+    // Frequent dimensions 0-3 at weight 0 beside a rarer one, and all at weight 0.
+    for (const values of [[0, 0, 0, 0, 1], [0, 0, 0, 0, 0]]) {
+      const q = { indices: Uint32Array.of(0, 1, 2, 3, 150), values: Float32Array.from(values) };
+      for (const topK of [1, 10, 5000]) {
+        const got = index.search(prepareSparse(q), topK, idOf).map((h) => ({ id: h.id, score: h.rank }));
+        assert.deepEqual(got, bruteForce(live, q, topK), `weights ${values} topK=${topK}`);
+      }
+    }
+    assert.ok(index.headColumns >= 4);
+    // Weights whose products pass float32's largest value: the same answers as MaxScore,
+    // which ranks saturated scores as the largest float32 and orders their ties by id.
+    const huge = new SparseIndex(nativeAddon, MIN_RECORDS);
+    for (let label = 0; label < 200; label++) {
+      huge.set(label, { indices: Uint32Array.of(0, 1 + (label % 3)), values: Float32Array.of(label % 7 === 0 ? 3e38 : 1 + label / 100, 2e38) });
+    }
+    const q = prepareSparse({ indices: Uint32Array.of(0, 1), values: Float32Array.of(2, 1e-3) });
+    for (const topK of [1, 10, 100]) {
+      assert.deepEqual(huge.search(q, topK, idOf), huge.search(q, topK, idOf, undefined, 'maxscore'), `topK=${topK}`);
+    }
+    assert.ok(huge.headColumns >= 1);
+  });
+});
+
 describe('SparseIndex searchMany through head columns', () => {
   it('answers each query as search() does, on several threads, filtered queries by MaxScore beside them', () => {
     assert.ok(nativeAddon, `addon not loaded: ${nativeAddonError}`);
@@ -364,7 +394,7 @@ if (process.env.CONIFER_SPARSE_AVX2 !== '0') {
       delete env.NODE_TEST_CONTEXT;
       const child = spawnSync(process.execPath, ['--test', '--test-reporter=tap', fileURLToPath(import.meta.url)], { encoding: 'utf8', env });
       assert.equal(child.status, 0, child.stdout + child.stderr);
-      assert.match(child.stdout, /# pass 7\n/, 'the child ran every test of this file but this one');
+      assert.match(child.stdout, /# pass 8\n/, 'the child ran every test of this file but this one');
       assert.match(child.stdout, /# fail 0\n/);
     });
   });
