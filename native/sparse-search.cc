@@ -321,6 +321,49 @@ inline float entryWeight(const uint32_t* e) {
   return w;
 }
 
+// The exact top k by float32 rank, ties at the k-th included: θ is the k-th best rank
+// offered so far (a min-heap: its root), and Kept() gives every offered label whose rank
+// reaches the final θ. Search and HeadSearch rank their exact scores with it.
+class TopRanks {
+ public:
+  explicit TopRanks(size_t k = 0) { Reset(k); }
+  void Reset(size_t k) {
+    k_ = k;
+    heap_.clear();
+    heap_.reserve(k);
+    kept_.clear();
+  }
+  bool Full() const { return heap_.size() >= k_; }
+  double Theta() const { return heap_.front(); }
+  void Offer(uint32_t label, double score) {
+    if (std::isnan(score)) return;
+    const double rank = Rank32(score);
+    if (!Full()) {
+      heap_.push_back(rank);
+      std::push_heap(heap_.begin(), heap_.end(), std::greater<double>());
+    } else if (rank < Theta()) {
+      return;
+    } else if (rank > Theta()) {
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<double>());
+      heap_.back() = rank;
+      std::push_heap(heap_.begin(), heap_.end(), std::greater<double>());
+    }
+    kept_.push_back({label, rank});
+  }
+  std::vector<uint32_t> Kept() const {
+    std::vector<uint32_t> out;
+    for (const auto& [label, rank] : kept_) {
+      if (!Full() || rank >= Theta()) out.push_back(label);
+    }
+    return out;
+  }
+
+ private:
+  size_t k_ = 0;
+  std::vector<double> heap_;
+  std::vector<std::pair<uint32_t, double>> kept_;
+};
+
 // The searches below mirror sparse-index.ts method by method; see there for the why.
 // Sum: the type of the per-label sums (see Scratch).
 template <typename Sum>
@@ -679,39 +722,17 @@ class Search {
     return size;
   }
 
-  // --- top-k bookkeeping: θ is the k-th best float32 rank offered so far.
+  // --- top-k bookkeeping (TopRanks): θ is the k-th best float32 rank offered so far.
   void StartTop(size_t k) {
     k_ = k;
-    top_.clear();
-    top_.reserve(k);
-    kept_.clear();
+    top_.Reset(k);
   }
-  bool Full() const { return top_.size() >= k_; }
-  double Theta() const { return top_.front(); }  // a min-heap: the root is the k-th best
+  bool Full() const { return top_.Full(); }
+  double Theta() const { return top_.Theta(); }
   double Cutoff() const { return Full() ? Theta() - kRelMargin * std::fabs(Theta()) - slack_ : -INFINITY; }
-  void Offer(uint32_t label, double score) {
-    if (std::isnan(score)) return;
-    const double rank = Rank32(score);
-    if (!Full()) {
-      top_.push_back(rank);
-      std::push_heap(top_.begin(), top_.end(), std::greater<double>());
-    } else if (rank < Theta()) {
-      return;
-    } else if (rank > Theta()) {
-      std::pop_heap(top_.begin(), top_.end(), std::greater<double>());
-      top_.back() = rank;
-      std::push_heap(top_.begin(), top_.end(), std::greater<double>());
-    }
-    kept_.push_back({label, rank});
-  }
+  void Offer(uint32_t label, double score) { top_.Offer(label, score); }
   // Labels offered whose rank reaches the final θ: the exact top k and every tie of its last.
-  std::vector<uint32_t> Kept() const {
-    std::vector<uint32_t> out;
-    for (const auto& [label, rank] : kept_) {
-      if (!Full() || rank >= Theta()) out.push_back(label);
-    }
-    return out;
-  }
+  std::vector<uint32_t> Kept() const { return top_.Kept(); }
 
   // Raises θ while pruned() gathers: scores exactly the k best partial sums not offered
   // yet. The first estimate reads every touched label's sum; once one has
@@ -917,8 +938,7 @@ class Search {
   std::vector<uint32_t> heapLabels_;
   std::vector<double> heapValues_;
   size_t k_ = 0;
-  std::vector<double> top_;
-  std::vector<std::pair<uint32_t, double>> kept_;
+  TopRanks top_;
 };
 
 napi_value toArray(napi_env env, const std::vector<uint32_t>& labels) {
@@ -1120,39 +1140,6 @@ const SelectFn selectHits = useAvx2 ? SelectAvx2 : SelectPlain;
 const HeadBlockFn headBlock = HeadBlockPlain;
 const SelectFn selectHits = SelectPlain;
 #endif
-
-// The exact top k by float32 rank, ties at the k-th included (Search::Offer()/Kept()).
-class TopRanks {
- public:
-  explicit TopRanks(size_t k) : k_(k) {}
-  void Offer(uint32_t label, double score) {
-    if (std::isnan(score)) return;
-    const double rank = Rank32(score);
-    if (heap_.size() < k_) {
-      heap_.push_back(rank);
-      std::push_heap(heap_.begin(), heap_.end(), std::greater<double>());
-    } else if (rank < heap_.front()) {
-      return;
-    } else if (rank > heap_.front()) {
-      std::pop_heap(heap_.begin(), heap_.end(), std::greater<double>());
-      heap_.back() = rank;
-      std::push_heap(heap_.begin(), heap_.end(), std::greater<double>());
-    }
-    kept_.push_back({label, rank});
-  }
-  std::vector<uint32_t> Kept() const {
-    std::vector<uint32_t> out;
-    for (const auto& [label, rank] : kept_) {
-      if (heap_.size() < k_ || rank >= heap_.front()) out.push_back(label);
-    }
-    return out;
-  }
-
- private:
-  size_t k_;
-  std::vector<double> heap_;
-  std::vector<std::pair<uint32_t, double>> kept_;
-};
 
 // The largest float not above x (the selection's bar as a float: never above the double).
 inline float FloatAtMost(double x) {
