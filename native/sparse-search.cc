@@ -1342,8 +1342,8 @@ bool parseHead(napi_env env, napi_value* argv, const Query& q, const Index& ix, 
   return true;
 }
 
-// sparseSearchHead()'s answer for one query (MaxScore when HeadSearch's bounds are not
-// finite); throws Corrupt.
+// sparseSearchHead()'s answer for one query (MaxScore when HeadSearch::Prepare() declines);
+// throws Corrupt.
 std::vector<uint32_t> HeadTopLabels(const Query& q, const Index& ix, uint32_t k, const HeadArgs& head) {
   HeadSearch search(q, ix, head.labelEnd);
   if (search.Prepare(head.columns.data(), head.steps, head.sorted)) return search.Run(k);
@@ -1519,8 +1519,8 @@ napi_value SparseReaching(napi_env env, napi_callback_info info) {
 }
 
 // sparseSearchHead(lists, meta, dims, weights, state, k, columns, steps, sorted, labelEnd):
-// sparseSearch()'s answer with no filter, by HeadSearch above (MaxScore when its bounds
-// are not finite). columns: per query term a head column's codes (Uint8Array, at least
+// sparseSearch()'s answer with no filter, by HeadSearch above (MaxScore when its sums
+// could leave float32's range). columns: per query term a head column's codes (Uint8Array, at least
 // labelEnd rounded up to 32 long) or null; steps: Float64Array, per term its column's step;
 // sorted: Uint32Array, per term its list's sorted prefix (entries); labelEnd ≤ the
 // generation table's length.
