@@ -12,7 +12,7 @@
 //   (bounds for pruning: a query weight w contributes at most w·max when w ≥ 0 and w·min
 //   when w < 0; compact() tightens them).
 // - The first `sorted` entries have strictly ascending labels (the native head-column
-//   search walks them block by block, native/sparse-search.cc SearchHead()); entries from
+//   search walks them block by block, native/sparse-search.cc HeadSearch); entries from
 //   `sorted` on are in any order. Appends in label order (an ingest) keep the whole list
 //   sorted; the first out-of-order append (an update, a reused label) ends the prefix,
 //   and compact() sorts the list again, which add() asks for once the unsorted part
@@ -153,8 +153,8 @@ export class Postings {
    * counts each dimension's entries, a second fills lists allocated at their exact size,
    * in label order. Appending the same entries one record at a time costs a map lookup
    * and amortised list growth per entry — most of a large index's load. Only for an
-   * empty index (a load); the result equals what add() in any label order would give, as
-   * readers never depend on the order of a list's entries.
+   * empty index (a load); the result equals what add() in ascending label order gives
+   * (readers depend on the order of a list's entries only through `sorted`).
    */
   build(values: SparseLayout, gen: Uint32Array): void {
     if (this.lists.size > 0) throw new Error('engine: postings can only be bulk-built when empty');
