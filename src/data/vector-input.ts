@@ -176,8 +176,8 @@ export function sparseValues(v: unknown, field: string): SparseValues | undefine
 }
 
 /**
- * The same rules for sparse values that are already typed (the native body parse's, each
- * record's own arrays: json-body.ts): an index of a Uint32Array is an integer in range
+ * The same rules for sparse values that are already typed (the native body parse's, views
+ * of its arrays that no other record shares: json-body.ts): an index of a Uint32Array is an integer in range
  * already, so only the values' finiteness and the duplicates are checked, and the arrays
  * are kept, not copied, when their indices already ascend.
  */
