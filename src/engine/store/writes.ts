@@ -219,7 +219,7 @@ export class RecordWriter {
         added++;
         this.st.deleteTombstone.run(nsid, record.id); // a re-created id supersedes its tombstone
       }
-      this.st.upsert.run(toParams(nsid, record, seq));
+      this.st.upsert.run(...toParams(nsid, record, seq));
       changes.push({ kind: 'upsert', ns, seq, record });
     }
     if (added > 0) this.st.addToCount.run(added, nsid);
@@ -239,7 +239,7 @@ export class RecordWriter {
   /** Stores `record` (which exists) under a new seq. */
   private rewrite(ns: string, nsid: number, record: StoredRecord): Change {
     const seq = this.nextSeq();
-    this.st.upsert.run(toParams(nsid, record, seq));
+    this.st.upsert.run(...toParams(nsid, record, seq));
     return { kind: 'upsert', ns, seq, record };
   }
 
