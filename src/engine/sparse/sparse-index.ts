@@ -1,7 +1,9 @@
 // Sparse search structures of one namespace: the compact per-label values
 // (sparse-store.ts) and the inverted index over them (postings.ts), kept in step by
-// set()/remove(), which VectorSet calls under the engine's ordered change stream — except
-// during a load, when the postings are built in one pass at its end (deferPostings()).
+// set()/remove(), which VectorSet calls under the engine's ordered change stream. The
+// postings take writes in batches: set() queues the label and the next reader (or the
+// background, or a full queue) appends every queued label's values at once (`queue`,
+// flushQueue()); during a load they are built in one pass at its end (deferPostings()).
 //
 // Scoring rule (Pinecone's, and the exact scan's): a record's sparse score is
 // Σ qᵢ·dᵢ over the dimensions it shares with the query; a sparse-only query returns only
@@ -20,8 +22,8 @@ import type { Bitmap } from '../metadata/bitmap.js';
 import type { SparseValues } from '../model.js';
 import { nativeAddon, type NativeAddon, type SparseHeadArgs, type SparseNativeArgs } from '../native-addon.js';
 import { TopK } from '../vectors/top-k.js';
-import { Postings, type PostingList } from './postings.js';
-import { clearCode, COLUMN_MIN_RECORDS, headColumn, setCode } from './head-columns.js';
+import { Postings, type PostingBatch, type PostingList } from './postings.js';
+import { clearCode, COLUMN_MIN_RECORDS, headColumn } from './head-columns.js';
 import { grown } from '../typed-arrays.js';
 import { SparseStore } from './sparse-store.js';
 import { scoreFloat32 } from '../float32.js';
@@ -57,7 +59,14 @@ const REL_MARGIN = 3e-7;
  */
 const THETA_REFRESH_GROWTH = 4;
 
+/**
+ * The queue of writes for the postings is flushed once it holds this many pairs (~550
+ * records of the bench's data), so a reader never waits for a long one (flushQueue()).
+ */
+const QUEUE_MAX_PAIRS = 1 << 16;
+
 /** The empty arrays every field below starts as (never written: they hold nothing). */
+const NO_U8 = new Uint8Array(0);
 const NO_U32 = new Uint32Array(0);
 const NO_F64 = new Float64Array(0);
 
@@ -73,6 +82,21 @@ export class SparseIndex {
   private records = 0;
   /** One above the highest label ever given values: the labels a head search walks. */
   private labelEnd = 0;
+  /**
+   * Writes wait here for the postings: set() stores a label's values and queues the label;
+   * flushQueue() appends every queued label's values at once, grouped by dimension
+   * (Postings.addMany: one lookup and one growth per list and batch, instead of per
+   * pair). Invariant: queued[label] === 1 exactly when the label's current values are in
+   * the store but not in the postings (nor in any head column); then it is listed in
+   * queue[0, queueLength), maybe more than once (set, removed, set again), and only its
+   * current values are flushed, once. Every reader of the postings calls postingsReady()
+   * first, which flushes, so the queue never changes an answer.
+   */
+  private queue = NO_U32;
+  private queueLength = 0;
+  private queued = NO_U8;
+  /** Pairs of the labels queued: at least the pairs a flush appends. */
+  private queuedPairs = 0;
   // Per-query scratch, reused (the engine thread runs one query at a time).
   private acc = NO_F64;
   private touchedAt = NO_U32;
@@ -104,7 +128,11 @@ export class SparseIndex {
    * record by record (postings.ts build()). Only while the index holds no sparse values.
    */
   deferPostings(): void {
-    if (this.records === 0) this.deferred = true;
+    if (this.records > 0) return;
+    this.deferred = true;
+    // With no records, every label listed in the queue was removed since: nothing to flush.
+    this.queueLength = 0;
+    this.queuedPairs = 0;
   }
 
   /** Makes room for `pairs` more (index, value) pairs ahead of a load. */
@@ -112,11 +140,14 @@ export class SparseIndex {
     this.store.reserve(pairs);
   }
 
-  /** Builds the deferred postings now; a no-op when nothing is deferred. */
+  /** Brings the postings up to date: builds deferred ones, appends queued writes. */
   postingsReady(): void {
-    if (!this.deferred) return;
-    this.deferred = false;
-    this.postings.build(this.store.layout(), this.gen);
+    if (this.deferred) {
+      this.deferred = false;
+      this.postings.build(this.store.layout(), this.gen);
+    } else if (this.queueLength > 0) {
+      this.flushQueue();
+    }
   }
 
   /**
@@ -135,21 +166,23 @@ export class SparseIndex {
     if (!v || v.indices.length === 0) return;
     this.ensureLabels(label + 1);
     if (label >= this.labelEnd) this.labelEnd = label + 1;
-    if (!this.deferred) {
-      const gen = this.gen[label];
-      for (let i = 0; i < v.indices.length; i++) {
-        const list = this.postings.add(v.indices[i], label, gen, v.values[i]);
-        if (list.head) setCode(list, label, v.values[i]);
-      }
-    }
     this.store.set(label, v);
     this.records++;
+    if (this.deferred) return;
+    if (this.queueLength === this.queue.length) this.queue = grown(this.queue, Math.max(64, this.queue.length * 2));
+    this.queue[this.queueLength++] = label;
+    this.queued[label] = 1;
+    this.queuedPairs += v.indices.length;
+    if (this.queuedPairs >= QUEUE_MAX_PAIRS) this.flushQueue();
   }
 
   remove(label: number): void {
     if (this.store.length(label) === 0) return;
-    // Deferred: no entry exists yet, so none goes stale (and the generation need not move).
-    if (!this.deferred) {
+    // Deferred, or values still queued: no entry exists yet, so none goes stale (deferred,
+    // the generation need not move either).
+    if (this.queued[label] === 1) {
+      this.queued[label] = 0;
+    } else if (!this.deferred) {
       this.store.forEach(label, (dim) => {
         const list = this.postings.markStale(dim);
         if (list?.head) clearCode(list, label);
@@ -212,7 +245,7 @@ export class SparseIndex {
   }
 
   get hasWork(): boolean {
-    return this.deferred || this.postings.hasWork;
+    return this.deferred || this.queueLength > 0 || this.postings.hasWork;
   }
 
   /** Background compaction of postings until `deadline` (performance.now() ms). */
@@ -223,7 +256,9 @@ export class SparseIndex {
 
   /** Starts shrinking the postings to fit (postings.ts); deferred postings are built exactly and need none. */
   startTrim(): void {
-    if (!this.deferred) this.postings.startTrim();
+    if (this.deferred) return;
+    this.postingsReady(); // the queued writes first: appended after a trim, they would grow the lists again
+    this.postings.startTrim();
   }
 
   /** Continues the trim pass until `deadline` (performance.now() ms); true once it is over. */
@@ -233,7 +268,7 @@ export class SparseIndex {
 
   /** Bytes held: values, postings and per-label tables. */
   get bytes(): number {
-    return this.store.bytes + this.postings.bytes() + this.gen.byteLength;
+    return this.store.bytes + this.postings.bytes() + this.gen.byteLength + this.queue.byteLength + this.queued.byteLength;
   }
 
   /** Live postings as dimension → [label, weight] pairs sorted by label (tests compare indexes with it). */
@@ -319,6 +354,7 @@ export class SparseIndex {
 
   /** How many dimensions have head columns (head-columns.ts; the bench and tests). */
   get headColumns(): number {
+    this.postingsReady();
     return this.postings.headColumns();
   }
 
@@ -807,6 +843,30 @@ export class SparseIndex {
     let cap = Math.max(this.gen.length, 64);
     while (cap < n) cap *= 2;
     this.gen = grown(this.gen, cap);
+    this.queued = grown(this.queued, cap);
+  }
+
+  /** Appends every queued label's current values to the postings (see `queue`). */
+  private flushQueue(): void {
+    const { indices, weights, start, len } = this.store.layout();
+    const batch = batchOf(this.queuedPairs);
+    let count = 0;
+    for (let q = 0; q < this.queueLength; q++) {
+      const label = this.queue[q];
+      if (this.queued[label] !== 1) continue; // removed since, or listed again and taken already
+      this.queued[label] = 0;
+      const g = this.gen[label];
+      for (let i = start[label], end = i + len[label]; i < end; i++) {
+        batch.dims[count] = indices[i];
+        batch.labels[count] = label;
+        batch.gens[count] = g;
+        batch.weights[count] = weights[i];
+        count++;
+      }
+    }
+    this.queueLength = 0;
+    this.queuedPairs = 0;
+    this.postings.addMany(batch, count);
   }
 }
 
@@ -845,3 +905,16 @@ export function prepareSparse(s: SparseValues): PreparedSparse {
   for (let i = 0; i < weights.length; i++) if (weights[i] < 0) nonNegative = false;
   return { dims, weights, nonNegative };
 }
+
+/**
+ * flushQueue()'s batch, room for at least `pairs` entries: reused from flush to flush
+ * (the engine thread runs one at a time, and Postings.addMany() keeps nothing of it).
+ */
+function batchOf(pairs: number): PostingBatch {
+  if (flushBatch.dims.length < pairs) {
+    const n = Math.max(pairs, flushBatch.dims.length * 2);
+    flushBatch = { dims: new Uint32Array(n), labels: new Uint32Array(n), gens: new Uint32Array(n), weights: new Float32Array(n) };
+  }
+  return flushBatch;
+}
+let flushBatch: PostingBatch = { dims: NO_U32, labels: NO_U32, gens: NO_U32, weights: new Float32Array(0) };

@@ -235,6 +235,7 @@ describe('Head columns', () => {
     const fresh = new SparseIndex(nativeAddon, MIN_RECORDS);
     for (const [label, v] of live) fresh.set(label, v);
     fresh.search(q, 1, idOf);
+    index.postingsReady(); // the last writes may still be queued (sparse-index.ts, `queue`)
     const codesOf = (i: SparseIndex): Map<number, number[]> => {
       const out = new Map<number, number[]>();
       for (let dim = 0; dim < 20; dim++) {

@@ -75,9 +75,14 @@ function randomWrites(
   seed: number,
   steps: number,
   dims: (s: SparseValues) => SparseValues = (s) => s,
-  continued: { index?: SparseIndex; live?: Map<number, Ref> } = {},
+  continued: { index?: SparseIndex; live?: Map<number, Ref>; load?: boolean } = {},
 ): { index: SparseIndex; live: Map<number, Ref> } {
   const rand = prng(seed);
+  // Reads between the writes, as queries come: each flushes the writes queued for the
+  // postings (sparse-index.ts, `queue`), so some values are replaced or removed while
+  // queued and others after reaching the lists. Its own generator: the writes stay as
+  // they were. None during a load (`load`), which nothing reads until it ends.
+  const reads = continued.load ? () => 1 : prng(seed + 0x5eed);
   const draw = (n: number): SparseValues => dims(zipfSparse(rand, n, 0.2));
   const index = continued.index ?? new SparseIndex();
   const live = continued.live ?? new Map<number, Ref>();
@@ -85,6 +90,7 @@ function randomWrites(
   let next = live.size === 0 ? 0 : Math.max(...live.keys()) + 1;
   let serial = next;
   for (let step = 0; step < steps; step++) {
+    if (reads() < 0.02) index.postingsReady();
     const r = rand();
     if (r < 0.6 || live.size === 0) {
       const label = free.pop() ?? next++;
@@ -123,6 +129,28 @@ describe('SparseIndex', () => {
     assert.equal(index.dot(150, prepareSparse({ indices: Uint32Array.of(3), values: Float32Array.of(1) })), 2);
   });
 
+  it('appends queued writes only when read, each label\'s current values once, leaving no stale entry for values replaced or removed while queued', () => {
+    const index = new SparseIndex();
+    const v = (dim: number, w: number): SparseValues => ({ indices: Uint32Array.of(dim, dim + 1), values: Float32Array.of(w, w) });
+    for (let label = 0; label < 100; label++) index.set(label, v(label % 5, 1));
+    for (let label = 0; label < 100; label += 3) index.set(label, v(10, 2)); // replaced while queued
+    for (let label = 1; label < 100; label += 3) index.remove(label); // removed while queued
+    index.set(1, v(10, 3)); // and set again
+    assert.equal(index.hasWork, true, 'the queue is work for the background');
+    const fresh = new SparseIndex();
+    for (let label = 0; label < 100; label++) {
+      const now = index.get(label);
+      if (now) fresh.set(label, now);
+    }
+    assert.deepEqual(index.livePostings(), fresh.livePostings());
+    assert.equal(index.hasWork, false, 'nothing stale to compact, nothing queued');
+    assert.deepEqual(index.livePostings().get(10)?.slice(0, 2), [[0, 2], [1, 3]]);
+    // Values that reached the lists go stale when replaced, as before.
+    for (let label = 0; label < 100; label += 2) index.set(label, v(20, 4));
+    index.postingsReady();
+    assert.equal(index.hasWork, true, 'replaced entries are stale: compaction is due');
+  });
+
   it('after random writes equals an index built from scratch, before and after compaction', () => {
     for (const seed of [1, 2, 3]) {
       const { index, live } = randomWrites(seed, 3000);
@@ -140,6 +168,7 @@ describe('SparseIndex', () => {
   it('a trim pass in steps, with writes between them, shrinks the postings and changes no answer', () => {
     for (const seed of [41, 42]) {
       const { index, live } = randomWrites(seed, 3000);
+      index.postingsReady();
       const before = index.bytes;
       index.startTrim();
       let steps = 0;
@@ -207,7 +236,7 @@ describe('SparseIndex', () => {
       for (const seed of [31, 32, 33]) {
         const deferred = new SparseIndex();
         deferred.deferPostings();
-        const { live } = randomWrites(seed, 2000, spreadBy(stride), { index: deferred });
+        const { live } = randomWrites(seed, 2000, spreadBy(stride), { index: deferred, load: true });
         const incremental = randomWrites(seed, 2000, spreadBy(stride)).index;
         assert.ok(deferred.hasWork, 'the deferred build is pending work');
         deferred.postingsReady();
