@@ -200,6 +200,34 @@ describe('SparseIndex', () => {
     }
   });
 
+  it('addMany() leaves every list as add() of the same entries one by one would: entries, sorted prefix, bounds, due lists', () => {
+    const rand = prng(77);
+    for (const maxDim of [50, 5000, 4_000_000_000]) {
+      const batched = new Postings();
+      const single = new Postings();
+      for (let round = 0; round < 6; round++) {
+        // Mostly ascending labels per dimension (an ingest), with old labels mixed in (updates).
+        const n = 200 + Math.floor(rand() * 3000);
+        const batch = { dims: new Uint32Array(n), labels: new Uint32Array(n), gens: new Uint32Array(n), weights: new Float32Array(n) };
+        for (let i = 0; i < n; i++) {
+          batch.dims[i] = Math.floor(rand() ** 3 * maxDim);
+          batch.labels[i] = rand() < 0.8 ? round * 10_000 + i : Math.floor(rand() * round * 10_000);
+          batch.gens[i] = Math.floor(rand() * 5);
+          batch.weights[i] = rand() * 4 - 1;
+        }
+        batched.addMany(batch, n);
+        for (let i = 0; i < n; i++) single.add(batch.dims[i], batch.labels[i], batch.gens[i], batch.weights[i]);
+        const state = (p: Postings) =>
+          [...p.entries()]
+            .sort((a, b) => a[0] - b[0])
+            .map(([dim, l]) => ({ dim, entries: Array.from(l.entries.subarray(0, l.length * 3)), sorted: l.sorted, max: l.max, min: l.min }));
+        assert.deepEqual(state(batched), state(single), `max dimension ${maxDim}, round ${round}`);
+        if (round > 0) assert.ok(state(batched).some((l) => l.sorted < l.entries.length / 3), 'some lists went out of label order');
+        assert.equal(batched.hasWork, single.hasWork, 'the same lists are due for a sort');
+      }
+    }
+  });
+
   it('a trim shrinks a list to its entries only when over an eighth of its buffer is unused', () => {
     const postings = new Postings();
     // Lists start at 8 entries and double: 9 entries sit in 16 (7 unused), 15 in 16 (1), 8 in 8.
